@@ -1,0 +1,137 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/provider/envprovider"
+	"go.opentelemetry.io/collector/otelcol"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
+)
+
+// The components the binary lists are exactly the rows of docs/components.md.
+func TestComponentsMatchDocs(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/components.md")
+	require.NoError(t, err)
+	row := regexp.MustCompile(`(?m)^\| (receiver|processor|exporter|extension) \| ([a-z_]+) \|`)
+	var documented []string
+	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
+		documented = append(documented, m[1]+"/"+m[2])
+	}
+	factories, err := components()
+	require.NoError(t, err)
+	var built []string
+	add := func(kind string, types []component.Type) {
+		for _, ty := range types {
+			built = append(built, kind+"/"+ty.String())
+		}
+	}
+	add("receiver", keys(factories.Receivers))
+	add("processor", keys(factories.Processors))
+	add("exporter", keys(factories.Exporters))
+	add("extension", keys(factories.Extensions))
+	assert.Empty(t, factories.Connectors)
+	sort.Strings(documented)
+	sort.Strings(built)
+	assert.Equal(t, documented, built)
+}
+
+// keys lists the types of m, leaving out deprecated aliases (otlp for otlp_grpc, ...), which
+// `components` does not list either.
+func keys[T component.Factory](m map[component.Type]T) []component.Type {
+	out := make([]component.Type, 0, len(m))
+	for k, f := range m {
+		if f.Type() == k {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func TestVersionMatchesBuilderConfig(t *testing.T) {
+	raw, err := os.ReadFile("../../builder-config.yaml")
+	require.NoError(t, err)
+	var bc struct {
+		Dist struct {
+			Version string `yaml:"version"`
+		} `yaml:"dist"`
+	}
+	require.NoError(t, yaml.Unmarshal(raw, &bc))
+	assert.Equal(t, bc.Dist.Version, version)
+	assert.Contains(t, versionLine(), "otelcol-modelplane version "+version)
+}
+
+func TestPrepareArgs(t *testing.T) {
+	def := "--config=" + defaultconfig.URI
+	cases := map[string][]string{
+		"":                                {def},
+		"validate":                        {"validate", def},
+		"--config=x.yaml":                 {"--config=x.yaml"},
+		"--config x.yaml":                 {"--config", "x.yaml"},
+		"validate --config x.yaml":        {"validate", "--config", "x.yaml"},
+		"components":                      {"components"},
+		"--help":                          {"--help"},
+		"--feature-gates=foo":             {"--feature-gates=foo", def},
+		"--set=processors::batch::x=1 -c": {"--set=processors::batch::x=1", "-c"},
+	}
+	for in, want := range cases {
+		args := append([]string{"otelcol-modelplane"}, strings.Fields(in)...)
+		assert.Equal(t, append([]string{"otelcol-modelplane"}, want...), prepareArgs(args), in)
+	}
+}
+
+// The embedded default resolves and validates against the components of this build.
+func TestDefaultConfigIsValid(t *testing.T) {
+	factories, err := components()
+	require.NoError(t, err)
+	provider, err := otelcol.NewConfigProvider(otelcol.ConfigProviderSettings{
+		ResolverSettings: confmap.ResolverSettings{
+			URIs:              []string{defaultconfig.URI},
+			ProviderFactories: []confmap.ProviderFactory{envprovider.NewFactory(), defaultconfig.NewFactory()},
+			DefaultScheme:     "env",
+		},
+	})
+	require.NoError(t, err)
+	cfg, err := provider.Get(t.Context(), factories)
+	require.NoError(t, err)
+	require.NoError(t, cfg.Validate())
+	assert.Len(t, cfg.Service.Pipelines, 1)
+}
+
+// make check-generated fails when builder-config.yaml changes without `make generate`.
+func TestCheckGeneratedDetectsStaleCode(t *testing.T) {
+	builder := filepath.Join("..", "..", ".cache", "bin", "builder")
+	if _, err := os.Stat(builder); err != nil {
+		t.Skip("builder not installed: run through `make test`, which installs it")
+	}
+	raw, err := os.ReadFile("../../builder-config.yaml")
+	require.NoError(t, err)
+	changed := strings.Replace(string(raw), "  - gomod: go.opentelemetry.io/collector/exporter/debugexporter v0.161.0\n", "", 1)
+	require.NotEqual(t, string(raw), changed)
+	cfgPath := filepath.Join("..", "..", "builder-config.stale-test.yaml")
+	require.NoError(t, os.WriteFile(cfgPath, []byte(changed), 0o600))
+	t.Cleanup(func() { _ = os.Remove(cfgPath) })
+
+	run := func(config string) (string, error) {
+		cmd := exec.Command("scripts/check-generated.sh", ".cache/bin/builder", config, "cmd/otelcol-modelplane")
+		cmd.Dir = filepath.Join("..", "..")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run("builder-config.stale-test.yaml")
+	require.Error(t, err, out)
+	assert.Contains(t, out, "stale: cmd/otelcol-modelplane/components.go")
+	out, err = run("builder-config.yaml")
+	require.NoError(t, err, out)
+}

@@ -1,0 +1,88 @@
+// Package builtin holds the built-in MetricMapping catalog as YAML files, embedded in the
+// binary and loaded through the same decoder as a user's mapping files.
+package builtin // import "github.com/modelplaneai/otelcol-modelplane/internal/builtin"
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+)
+
+//go:embed catalog/*.yaml
+var catalog embed.FS
+
+// Catalog is every built-in mapping in run order, and the names of those on by default.
+type Catalog struct {
+	Mappings []metricmapping.MetricMapping
+	Default  map[string]bool
+}
+
+// Load decodes the embedded catalog. An error here is a bug in a catalog file, caught by tests.
+func Load() (Catalog, error) {
+	files, err := fs.Glob(catalog, "catalog/*.yaml")
+	if err != nil {
+		return Catalog{}, err
+	}
+	sort.Strings(files)
+	c := Catalog{Default: map[string]bool{}}
+	for _, f := range files {
+		data, err := catalog.ReadFile(f)
+		if err != nil {
+			return Catalog{}, err
+		}
+		res := metricmapping.Decode("builtin/"+path.Base(f), data)
+		if len(res.Errors) > 0 {
+			return Catalog{}, fmt.Errorf("built-in catalog: %w", res.Errors[0])
+		}
+		for _, m := range res.Mappings {
+			c.Mappings = append(c.Mappings, m)
+			c.Default[m.Name] = !m.OffByDefault
+		}
+	}
+	return c, nil
+}
+
+// Select returns the mappings named, in catalog order, or those on by default when names is
+// nil. It reports names that are not in the catalog.
+func (c Catalog) Select(names []string) ([]metricmapping.MetricMapping, []string) {
+	if names == nil {
+		var out []metricmapping.MetricMapping
+		for _, m := range c.Mappings {
+			if c.Default[m.Name] {
+				out = append(out, m)
+			}
+		}
+		return out, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var out []metricmapping.MetricMapping
+	for _, m := range c.Mappings {
+		if want[m.Name] {
+			out = append(out, m)
+			delete(want, m.Name)
+		}
+	}
+	var unknown []string
+	for _, n := range names {
+		if want[n] {
+			unknown = append(unknown, n)
+		}
+	}
+	return out, unknown
+}
+
+// Names lists every mapping in the catalog.
+func (c Catalog) Names() []string {
+	out := make([]string, len(c.Mappings))
+	for i, m := range c.Mappings {
+		out[i] = m.Name
+	}
+	return out
+}

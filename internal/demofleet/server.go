@@ -1,0 +1,97 @@
+package demofleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Engine serves one page on one address; each scrape of /metrics advances it one round.
+type Engine struct {
+	Name string
+	Addr string
+	page Page
+
+	mu    sync.Mutex
+	round int
+	srv   *http.Server
+	ln    net.Listener
+}
+
+// NewEngine reads an exposition file for an engine that will listen on addr.
+func NewEngine(name, addr, file string) (*Engine, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("demo engine %s: %w", name, err)
+	}
+	return &Engine{Name: name, Addr: addr, page: Parse(data)}, nil
+}
+
+// Start listens and serves until Stop.
+func (e *Engine) Start() error {
+	ln, err := net.Listen("tcp", e.Addr)
+	if err != nil {
+		return fmt.Errorf("demo engine %s: %w", e.Name, err)
+	}
+	e.ln = ln
+	e.Addr = ln.Addr().String()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, _ *http.Request) {
+		e.mu.Lock()
+		body := e.page.Render(e.round)
+		e.round++
+		e.mu.Unlock()
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		_, _ = w.Write(body)
+	})
+	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = e.srv.Serve(ln) }()
+	return nil
+}
+
+// Rounds is how many scrapes the engine has served.
+func (e *Engine) Rounds() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.round
+}
+
+// Page is the parsed exposition the engine serves.
+func (e *Engine) Page() Page { return e.page }
+
+// Stop closes the listener and waits for requests in flight.
+func (e *Engine) Stop() error {
+	if e.srv == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := e.srv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// DefaultFleet is the engines of `make run`, at the addresses of the embedded default.
+func DefaultFleet(expositionDir string) ([]*Engine, error) {
+	specs := []struct{ name, addr, file string }{
+		{"vllm", "127.0.0.1:8000", "vllm.prom"},
+		{"sglang", "127.0.0.1:30000", "sglang.prom"},
+		{"dcgm-exporter", "127.0.0.1:9400", "dcgm-exporter.prom"},
+	}
+	var out []*Engine
+	for _, s := range specs {
+		e, err := NewEngine(s.name, s.addr, filepath.Join(expositionDir, s.file))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}

@@ -1,0 +1,108 @@
+package metricmapping
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// document is the strict shape of one MetricMapping object as Kubernetes stores it.
+type document struct {
+	APIVersion string         `yaml:"apiVersion"`
+	Kind       string         `yaml:"kind"`
+	Metadata   map[string]any `yaml:"metadata"`
+	Spec       struct {
+		Metrics []Entry `yaml:"metrics"`
+	} `yaml:"spec"`
+	Status any `yaml:"status"`
+}
+
+// Result is what one file holds.
+type Result struct {
+	// Mappings are the valid MetricMapping documents, in file order.
+	Mappings []MetricMapping
+	// Errors holds one error per document that could not be used, each naming the source,
+	// the document and the field.
+	Errors []error
+	// Skipped names documents of other kinds, such as `document 2 (ConfigMap "x")`.
+	Skipped []string
+}
+
+// Decode reads every YAML document in data. A document of another kind is skipped; an
+// invalid MetricMapping is reported in Result.Errors and the others still load.
+func Decode(source string, data []byte) Result {
+	var res Result
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for n := 1; ; n++ {
+		var node yaml.Node
+		err := dec.Decode(&node)
+		if errors.Is(err, io.EOF) {
+			return res
+		}
+		if err != nil {
+			// A syntax error ends the stream: yaml cannot resynchronise after it.
+			res.Errors = append(res.Errors, fmt.Errorf("%s: document %d: %w", source, n, err))
+			return res
+		}
+		if node.Kind == 0 || (len(node.Content) == 1 && node.Content[0].Tag == "!!null") {
+			continue // an empty document, as after a trailing ---
+		}
+		m, skipped, err := decodeDocument(source, n, &node)
+		switch {
+		case err != nil:
+			res.Errors = append(res.Errors, err)
+		case skipped != "":
+			res.Skipped = append(res.Skipped, skipped)
+		default:
+			res.Mappings = append(res.Mappings, m)
+		}
+	}
+}
+
+func decodeDocument(source string, n int, node *yaml.Node) (MetricMapping, string, error) {
+	var head struct {
+		APIVersion string `yaml:"apiVersion"`
+		Kind       string `yaml:"kind"`
+		Metadata   struct {
+			Name        string            `yaml:"name"`
+			Annotations map[string]string `yaml:"annotations"`
+		} `yaml:"metadata"`
+	}
+	if err := node.Decode(&head); err != nil {
+		return MetricMapping{}, "", fmt.Errorf("%s: document %d: not a Kubernetes object: %w", source, n, err)
+	}
+	if head.Kind != Kind {
+		return MetricMapping{}, fmt.Sprintf("%s: document %d (%s %q)", source, n, head.Kind, head.Metadata.Name), nil
+	}
+	label := fmt.Sprintf("document %d", n)
+	if head.Metadata.Name != "" {
+		label = fmt.Sprintf("MetricMapping %q", head.Metadata.Name)
+	}
+	if head.APIVersion != APIVersion {
+		return MetricMapping{}, "", fmt.Errorf("%s: %s: apiVersion: %q is not supported (want %s)", source, label, head.APIVersion, APIVersion)
+	}
+	// Decode again, strictly, so a misspelt field is an error and not silently ignored.
+	raw, err := yaml.Marshal(node)
+	if err != nil {
+		return MetricMapping{}, "", fmt.Errorf("%s: %s: %w", source, label, err)
+	}
+	var doc document
+	strict := yaml.NewDecoder(bytes.NewReader(raw))
+	strict.KnownFields(true)
+	if err := strict.Decode(&doc); err != nil {
+		return MetricMapping{}, "", fmt.Errorf("%s: %s: %w", source, label, err)
+	}
+	m := MetricMapping{
+		Name:         head.Metadata.Name,
+		Source:       source,
+		Metrics:      doc.Spec.Metrics,
+		OffByDefault: head.Metadata.Annotations[AnnotationBuiltinDefault] == "false",
+	}
+	if err := Validate(&m); err != nil {
+		return MetricMapping{}, "", err
+	}
+	return m, "", nil
+}

@@ -1,0 +1,62 @@
+// Package metricmapping holds the Modelplane MetricMapping API (modelplane.ai/v1alpha1): its
+// types, a YAML decoder that reads many documents from one file, and the validation of every
+// rule of the schema plus the ones the schema cannot express.
+package metricmapping // import "github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+
+const (
+	// APIVersion is the only version this decoder accepts.
+	APIVersion = "modelplane.ai/v1alpha1"
+	// Kind is the kind of the documents this package reads; other kinds are skipped.
+	Kind = "MetricMapping"
+)
+
+// MetricMapping is one named list of metric translations.
+type MetricMapping struct {
+	// Name is metadata.name of the document.
+	Name string `mapstructure:"name" yaml:"-"`
+	// Source says where the mapping came from, for messages: a file path, "builtin/<file>"
+	// or "config".
+	Source  string  `mapstructure:"-" yaml:"-"`
+	Metrics []Entry `mapstructure:"metrics" yaml:"metrics"`
+	// OffByDefault is set by the annotation modelplane.ai/builtin-default: "false"; only the
+	// built-in catalog uses it.
+	OffByDefault bool `mapstructure:"-" yaml:"-"`
+}
+
+// AnnotationBuiltinDefault marks a catalog mapping that runs only when selected by name.
+const AnnotationBuiltinDefault = "modelplane.ai/builtin-default"
+
+// Entry translates one source metric.
+type Entry struct {
+	From     string  `mapstructure:"from" yaml:"from"`
+	To       string  `mapstructure:"to" yaml:"to"`
+	FromUnit string  `mapstructure:"fromUnit" yaml:"fromUnit,omitempty"`
+	Part     string  `mapstructure:"part" yaml:"part,omitempty"`
+	Labels   []Label `mapstructure:"labels" yaml:"labels,omitempty"`
+}
+
+// Label sets one datapoint attribute: either a fixed Value, or a copy of attribute From
+// with its values optionally rewritten through Values.
+type Label struct {
+	Name   string            `mapstructure:"name" yaml:"name"`
+	Value  *string           `mapstructure:"value" yaml:"value,omitempty"`
+	From   string            `mapstructure:"from" yaml:"from,omitempty"`
+	Values map[string]string `mapstructure:"values" yaml:"values,omitempty"`
+}
+
+// Parts an entry may extract.
+const (
+	PartCount = "Count"
+	PartSum   = "Sum"
+)
+
+// Schema limits of modelplane.ai/v1alpha1.
+const (
+	maxEntries     = 128
+	maxNameLen     = 255
+	maxLabels      = 16
+	maxLabelName   = 63
+	maxLabelValues = 32
+	maxValueLen    = 253
+	maxObjectName  = 253
+)

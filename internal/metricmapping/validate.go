@@ -1,0 +1,173 @@
+package metricmapping
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/units"
+)
+
+var (
+	fromPattern       = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
+	toPattern         = regexp.MustCompile(`^modelplane_[a-z0-9_]*[a-z0-9]$`)
+	labelNamePattern  = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+	objectNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+)
+
+// FieldError is one rule a mapping breaks, with the path of the field and the value.
+type FieldError struct {
+	Field string // such as metrics[3].fromUnit
+	Msg   string // what is wrong, quoting the value
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// Error is every rule one mapping breaks, named by its source and name, such as
+// `mappings/engine.yaml: MetricMapping "my-engine": metrics[3].fromUnit: unknown unit "Milisecond" (...)`.
+type Error struct {
+	Source string
+	Name   string
+	Errs   []*FieldError
+}
+
+func (e *Error) Error() string {
+	parts := make([]string, len(e.Errs))
+	for i, fe := range e.Errs {
+		parts[i] = fe.Error()
+	}
+	prefix := fmt.Sprintf("MetricMapping %q", e.Name)
+	if e.Source != "" {
+		prefix = e.Source + ": " + prefix
+	}
+	return prefix + ": " + strings.Join(parts, "; ")
+}
+
+// Validate checks every rule of the MetricMapping schema and the rules it cannot express:
+// a duplicate (from, part) pair within the mapping, and one `to` fed by a counter part and a
+// whole histogram. It returns nil or an *Error naming every problem.
+func Validate(m *MetricMapping) error {
+	var errs []*FieldError
+	add := func(field, format string, args ...any) {
+		errs = append(errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+
+	switch {
+	case m.Name == "":
+		add("metadata.name", "required")
+	case len(m.Name) > maxObjectName:
+		add("metadata.name", "%q is longer than %d characters", m.Name, maxObjectName)
+	case !objectNamePattern.MatchString(m.Name):
+		add("metadata.name", "%q is not a lowercase DNS subdomain name", m.Name)
+	}
+	switch n := len(m.Metrics); {
+	case n == 0:
+		add("spec.metrics", "needs at least 1 entry")
+	case n > maxEntries:
+		add("spec.metrics", "has %d entries, at most %d allowed", n, maxEntries)
+	}
+
+	type fromPart struct{ from, part string }
+	seen := map[fromPart]int{}
+	toKind := map[string]string{} // to -> "counter" (a part) or "whole"
+	toFirst := map[string]int{}
+	for i, e := range m.Metrics {
+		p := fmt.Sprintf("metrics[%d]", i)
+		checkName(add, p+".from", e.From, fromPattern, maxNameLen, `^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
+		checkName(add, p+".to", e.To, toPattern, maxNameLen, `^modelplane_[a-z0-9_]*[a-z0-9]$`)
+		if e.FromUnit != "" {
+			if _, ok := units.Parse(e.FromUnit); !ok {
+				add(p+".fromUnit", "unknown unit %q (want one of %s)", e.FromUnit, strings.Join(units.Names(), ", "))
+			}
+		}
+		if e.Part != "" && e.Part != PartCount && e.Part != PartSum {
+			add(p+".part", "unknown part %q (want Count or Sum)", e.Part)
+		}
+		if e.Part == PartCount && e.FromUnit != "" {
+			add(p+".fromUnit", "%q does not apply to part Count, which counts observations", e.FromUnit)
+		}
+		if e.From != "" {
+			k := fromPart{e.From, e.Part}
+			if j, dup := seen[k]; dup {
+				add(p+".from", "%q duplicates metrics[%d].from", e.From, j)
+			} else {
+				seen[k] = i
+			}
+		}
+		kind := "whole"
+		if e.Part != "" {
+			kind = "counter"
+		}
+		if prev, ok := toKind[e.To]; ok && prev != kind && e.To != "" {
+			add(p+".to", "%q is also fed by metrics[%d] with a different type (a part is a counter, a whole metric keeps its type)", e.To, toFirst[e.To])
+		} else if !ok {
+			toKind[e.To], toFirst[e.To] = kind, i
+		}
+		validateLabels(add, p, e.Labels)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return &Error{Source: m.Source, Name: m.Name, Errs: errs}
+}
+
+func validateLabels(add func(field, format string, args ...any), p string, labels []Label) {
+	if len(labels) > maxLabels {
+		add(p+".labels", "has %d entries, at most %d allowed", len(labels), maxLabels)
+	}
+	names := map[string]int{}
+	for j, l := range labels {
+		lp := fmt.Sprintf("%s.labels[%d]", p, j)
+		checkName(add, lp+".name", l.Name, labelNamePattern, maxLabelName, `^[a-zA-Z_][a-zA-Z0-9_]*$`)
+		if k, dup := names[l.Name]; dup && l.Name != "" {
+			add(lp+".name", "%q duplicates %s.labels[%d].name", l.Name, p, k)
+		} else {
+			names[l.Name] = j
+		}
+		switch {
+		case l.Value != nil && l.From != "":
+			add(lp, "sets both value and from; exactly one is allowed")
+		case l.Value == nil && l.From == "":
+			add(lp, "needs exactly one of value and from")
+		}
+		if l.Value != nil && len(*l.Value) > maxValueLen {
+			add(lp+".value", "%q is longer than %d characters", *l.Value, maxValueLen)
+		}
+		if l.From != "" {
+			checkName(add, lp+".from", l.From, labelNamePattern, maxLabelName, `^[a-zA-Z_][a-zA-Z0-9_]*$`)
+		}
+		if len(l.Values) > 0 && l.From == "" {
+			add(lp+".values", "needs from")
+		}
+		if len(l.Values) > maxLabelValues {
+			add(lp+".values", "has %d entries, at most %d allowed", len(l.Values), maxLabelValues)
+		}
+		for k, v := range l.Values {
+			if len(k) > maxValueLen {
+				add(lp+".values", "key %q is longer than %d characters", k, maxValueLen)
+			}
+			if len(v) > maxValueLen {
+				add(lp+".values["+k+"]", "%q is longer than %d characters", v, maxValueLen)
+			}
+		}
+	}
+}
+
+func checkName(add func(field, format string, args ...any), field, v string, re *regexp.Regexp, max int, pattern string) {
+	switch {
+	case v == "":
+		add(field, "required")
+	case len(v) > max:
+		add(field, "%q is longer than %d characters", v, max)
+	case !re.MatchString(v):
+		add(field, "%q does not match %s", v, pattern)
+	}
+}
+
+// AsError returns the *Error inside err, if any.
+func AsError(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}

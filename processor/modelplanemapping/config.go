@@ -1,0 +1,138 @@
+package modelplanemapping // import "github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
+	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
+)
+
+// Config of the modelplane_mapping processor.
+type Config struct {
+	// Builtin selects the built-in catalog: true (the default) runs every mapping that is on
+	// by default, false runs none, and a list of names runs those.
+	Builtin BuiltinSelection `mapstructure:"-"`
+	// MappingFiles are paths and globs of YAML files holding MetricMapping documents. They
+	// are watched and reloaded when they change.
+	MappingFiles []string `mapstructure:"mapping_files"`
+	// ReloadInterval is how often mapping files are checked for changes.
+	ReloadInterval time.Duration `mapstructure:"reload_interval"`
+	// Mappings are inline MetricMappings. They run after the files, in order.
+	Mappings []InlineMapping `mapstructure:"mappings"`
+	// Identity keeps each series' identity on its resource.
+	Identity IdentityConfig `mapstructure:"identity"`
+	// DropUnmapped drops every metric that is not modelplane_* after mapping.
+	DropUnmapped bool `mapstructure:"drop_unmapped"`
+}
+
+// BuiltinSelection is `builtin: true|false` or `builtin: [name, ...]`.
+type BuiltinSelection struct {
+	Enabled bool
+	Names   []string // nil: the catalog's default set
+}
+
+// InlineMapping is a MetricMapping written in the collector config.
+type InlineMapping struct {
+	Name    string                `mapstructure:"name"`
+	Metrics []metricmapping.Entry `mapstructure:"metrics"`
+}
+
+// IdentityConfig keeps only identity resource attributes and lifts identity datapoint
+// attributes to the resource, so replicas are never merged.
+type IdentityConfig struct {
+	Enabled bool     `mapstructure:"enabled"`
+	Keys    []string `mapstructure:"keys"`
+}
+
+func createDefaultConfig() *Config {
+	return &Config{
+		Builtin:        BuiltinSelection{Enabled: true},
+		ReloadInterval: 2 * time.Second,
+		Identity:       IdentityConfig{Enabled: true, Keys: append([]string(nil), identity.DefaultKeys...)},
+		DropUnmapped:   true,
+	}
+}
+
+// Unmarshal reads `builtin`, which may be a bool or a list, then the rest as usual.
+func (c *Config) Unmarshal(conf *confmap.Conf) error {
+	raw := conf.ToStringMap()
+	if v, ok := raw["builtin"]; ok {
+		delete(raw, "builtin")
+		switch b := v.(type) {
+		case bool:
+			c.Builtin = BuiltinSelection{Enabled: b}
+		case []any:
+			names := make([]string, 0, len(b))
+			for i, n := range b {
+				s, ok := n.(string)
+				if !ok {
+					return fmt.Errorf("builtin[%d]: want a mapping name, got %v", i, n)
+				}
+				names = append(names, s)
+			}
+			c.Builtin = BuiltinSelection{Enabled: true, Names: names}
+		case nil:
+		default:
+			return fmt.Errorf("builtin: want true, false or a list of mapping names, got %v", v)
+		}
+	}
+	type plain Config // without Unmarshal, so the next call does not recurse
+	return confmap.NewFromStringMap(raw).Unmarshal((*plain)(c))
+}
+
+// strictFiles is set by `otelcol-modelplane validate`: then Validate reads the mapping files
+// and fails on any problem in them. A running collector instead skips a bad document with a
+// warning, so one bad ConfigMap never stops collection.
+var strictFiles atomic.Bool
+
+// SetStrictFileValidation makes Validate check the contents of mapping files.
+func SetStrictFileValidation(on bool) { strictFiles.Store(on) }
+
+// Validate checks the config. Inline mappings are part of the config, so any problem in
+// them is a config error.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.ReloadInterval <= 0 {
+		errs = append(errs, fmt.Errorf("reload_interval: must be positive, got %v", c.ReloadInterval))
+	}
+	for i, p := range c.MappingFiles {
+		if p == "" {
+			errs = append(errs, fmt.Errorf("mapping_files[%d]: empty path", i))
+		} else if _, err := filepath.Match(p, ""); err != nil {
+			errs = append(errs, fmt.Errorf("mapping_files[%d]: bad glob %q: %w", i, p, err))
+		}
+	}
+	if c.Builtin.Enabled && c.Builtin.Names != nil {
+		cat, err := builtin.Load()
+		if err != nil {
+			errs = append(errs, err)
+		} else if _, unknown := cat.Select(c.Builtin.Names); len(unknown) > 0 {
+			errs = append(errs, fmt.Errorf("builtin: unknown mapping %q (want some of %v)", unknown[0], cat.Names()))
+		}
+	}
+	for i, im := range c.Mappings {
+		m := im.toMetricMapping(i)
+		if err := metricmapping.Validate(&m); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if c.Identity.Enabled && len(c.Identity.Keys) == 0 {
+		errs = append(errs, errors.New("identity.keys: needs at least one key when identity is enabled"))
+	}
+	if strictFiles.Load() {
+		_, problems := loadFiles(c.MappingFiles, nil)
+		errs = append(errs, problems...)
+	}
+	return errors.Join(errs...)
+}
+
+func (im InlineMapping) toMetricMapping(i int) metricmapping.MetricMapping {
+	return metricmapping.MetricMapping{Name: im.Name, Source: fmt.Sprintf("config mappings[%d]", i), Metrics: im.Metrics}
+}

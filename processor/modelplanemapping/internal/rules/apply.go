@@ -1,0 +1,278 @@
+package rules
+
+import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/units"
+)
+
+// TargetPrefix names the vocabulary that leaves a cluster.
+const TargetPrefix = "modelplane_"
+
+// Refusal is why a conversion could not be applied; the metric is then dropped rather than
+// exported in the wrong unit.
+type Refusal uint8
+
+const (
+	// RefusedBounds: converted histogram bounds were no longer strictly increasing.
+	RefusedBounds Refusal = iota
+	// RefusedPartType: a part was asked of a metric that is not a histogram or summary.
+	RefusedPartType
+	numRefusals
+)
+
+func (r Refusal) String() string {
+	switch r {
+	case RefusedBounds:
+		return "bounds_not_increasing"
+	case RefusedPartType:
+		return "part_of_non_histogram"
+	}
+	return "unknown"
+}
+
+// Stats counts data points through one Apply.
+type Stats struct {
+	In      int64
+	Mapped  int64 // points of metrics that a mapping renamed, converted, labelled or extracted
+	Dropped int64 // points of metrics removed because they are not modelplane_*
+	Refused [numRefusals]int64
+}
+
+// Options select the behaviour around the mappings.
+type Options struct {
+	// DropUnmapped removes every metric whose final name is not modelplane_*.
+	DropUnmapped bool
+}
+
+// Apply runs the set over every metric of md in place: part extraction, unit conversion,
+// labels and rename, then the drop of everything that is not modelplane_*. Each metric's
+// outcome depends only on its own name and points, so running the phases metric by metric is
+// the same as running each phase over the whole batch, as the reference does.
+func (s *Set) Apply(md pmetric.Metrics, opts Options, st *Stats) {
+	rms := md.ResourceMetrics()
+	for i := 0; i < rms.Len(); i++ {
+		sms := rms.At(i).ScopeMetrics()
+		for j := 0; j < sms.Len(); j++ {
+			s.applyScope(sms.At(j).Metrics(), opts, st)
+		}
+		sms.RemoveIf(func(sm pmetric.ScopeMetrics) bool { return sm.Metrics().Len() == 0 })
+	}
+	rms.RemoveIf(func(rm pmetric.ResourceMetrics) bool { return rm.ScopeMetrics().Len() == 0 })
+}
+
+func (s *Set) applyScope(ms pmetric.MetricSlice, opts Options, st *Stats) {
+	n := ms.Len()
+	refused := false
+	// Extracted parts are appended after the originals and then planned like any metric.
+	for k := 0; k < ms.Len(); k++ {
+		m := ms.At(k)
+		points := countPoints(m)
+		if k < n {
+			st.In += int64(points)
+		}
+		p, ok := s.plans[m.Name()]
+		if !ok {
+			continue
+		}
+		st.Mapped += int64(points)
+		for _, x := range p.extract {
+			if !extract(m, x, ms) {
+				st.Refused[RefusedPartType]++
+			}
+			m = ms.At(k) // AppendEmpty may have moved the slice's backing array
+		}
+		for _, u := range p.convert {
+			if !convertMetric(m, u) {
+				st.Refused[RefusedBounds]++
+				m.SetName("") // removed below: never export a wrong unit
+				refused = true
+				break
+			}
+		}
+		if refused && m.Name() == "" {
+			continue
+		}
+		if len(p.labels) > 0 {
+			applyLabels(m, p.labels)
+		}
+		m.SetName(p.to)
+	}
+	if !opts.DropUnmapped && !refused {
+		return
+	}
+	ms.RemoveIf(func(m pmetric.Metric) bool {
+		name := m.Name()
+		if name == "" || IsInternalName(name) {
+			return true
+		}
+		if opts.DropUnmapped && !strings.HasPrefix(name, TargetPrefix) {
+			st.Dropped += int64(countPoints(m))
+			return true
+		}
+		return false
+	})
+}
+
+func countPoints(m pmetric.Metric) int {
+	switch m.Type() {
+	case pmetric.MetricTypeGauge:
+		return m.Gauge().DataPoints().Len()
+	case pmetric.MetricTypeSum:
+		return m.Sum().DataPoints().Len()
+	case pmetric.MetricTypeHistogram:
+		return m.Histogram().DataPoints().Len()
+	case pmetric.MetricTypeExponentialHistogram:
+		return m.ExponentialHistogram().DataPoints().Len()
+	case pmetric.MetricTypeSummary:
+		return m.Summary().DataPoints().Len()
+	}
+	return 0
+}
+
+// extract appends to ms a monotonic counter holding the count or the sum of m's points, with
+// m's temporality (cumulative for a summary), named x.name until the rename phase.
+func extract(m pmetric.Metric, x extraction, ms pmetric.MetricSlice) bool {
+	var temporality pmetric.AggregationTemporality
+	switch m.Type() {
+	case pmetric.MetricTypeHistogram:
+		temporality = m.Histogram().AggregationTemporality()
+	case pmetric.MetricTypeExponentialHistogram:
+		temporality = m.ExponentialHistogram().AggregationTemporality()
+	case pmetric.MetricTypeSummary:
+		temporality = pmetric.AggregationTemporalityCumulative
+	default:
+		return false
+	}
+	out := ms.AppendEmpty()
+	out.SetName(x.name)
+	out.SetDescription(m.Description())
+	if x.part == partSum {
+		out.SetUnit(m.Unit())
+	} else {
+		out.SetUnit("1") // a count of observations, whatever unit they were measured in
+	}
+	sum := out.SetEmptySum()
+	sum.SetAggregationTemporality(temporality)
+	sum.SetIsMonotonic(true)
+	dps := sum.DataPoints()
+	isSum := x.part == partSum
+	switch m.Type() {
+	case pmetric.MetricTypeHistogram:
+		src := m.Histogram().DataPoints()
+		dps.EnsureCapacity(src.Len())
+		for i := 0; i < src.Len(); i++ {
+			if dp := src.At(i); !isSum || dp.HasSum() {
+				appendPart(dps, dp.Attributes(), dp.StartTimestamp(), dp.Timestamp(), dp.Flags(), isSum, dp.Count(), dp.Sum())
+			}
+		}
+	case pmetric.MetricTypeExponentialHistogram:
+		src := m.ExponentialHistogram().DataPoints()
+		dps.EnsureCapacity(src.Len())
+		for i := 0; i < src.Len(); i++ {
+			if dp := src.At(i); !isSum || dp.HasSum() {
+				appendPart(dps, dp.Attributes(), dp.StartTimestamp(), dp.Timestamp(), dp.Flags(), isSum, dp.Count(), dp.Sum())
+			}
+		}
+	case pmetric.MetricTypeSummary:
+		src := m.Summary().DataPoints()
+		dps.EnsureCapacity(src.Len())
+		for i := 0; i < src.Len(); i++ {
+			dp := src.At(i)
+			appendPart(dps, dp.Attributes(), dp.StartTimestamp(), dp.Timestamp(), dp.Flags(), isSum, dp.Count(), dp.Sum())
+		}
+	}
+	return true
+}
+
+func appendPart(dps pmetric.NumberDataPointSlice, attrs pcommon.Map, start, ts pcommon.Timestamp, flags pmetric.DataPointFlags, isSum bool, count uint64, sum float64) {
+	o := dps.AppendEmpty()
+	attrs.CopyTo(o.Attributes())
+	o.SetStartTimestamp(start)
+	o.SetTimestamp(ts)
+	o.SetFlags(flags)
+	if isSum {
+		o.SetDoubleValue(sum)
+	} else {
+		o.SetIntValue(int64(count))
+	}
+}
+
+// applyLabels runs the label operations in order on every point of m.
+func applyLabels(m pmetric.Metric, ops []labelOp) {
+	forEachAttributes(m, func(attrs pcommon.Map) {
+		for i := range ops {
+			op := &ops[i]
+			if op.from == "" {
+				attrs.PutStr(op.name, op.value)
+				continue
+			}
+			v, ok := attrs.Get(op.from)
+			if !ok {
+				continue
+			}
+			if op.values != nil && v.Type() == pcommon.ValueTypeStr {
+				if to, hit := op.values[v.Str()]; hit {
+					attrs.PutStr(op.name, to)
+					if op.from != op.name {
+						attrs.Remove(op.from)
+					}
+					continue
+				}
+			}
+			if op.from != op.name {
+				v.CopyTo(attrs.PutEmpty(op.name))
+				// PutEmpty may have grown the map and moved v: look it up again to remove it.
+				attrs.Remove(op.from)
+			}
+		}
+	})
+}
+
+// targetDescription rewrites a description that names the source unit: "(in MiB)" becomes
+// "(in bytes)"; a description that still names the source unit after that is cleared, since
+// it would be wrong.
+func targetDescription(desc string, u units.Unit) string {
+	if desc == "" {
+		return desc
+	}
+	word := map[string]string{"s": "seconds", "By": "bytes", "J": "joules", "W": "watts", "1": "ratio"}[u.Target()]
+	short := u.Short()
+	long := strings.ToLower(u.String())
+	for _, pat := range []string{"(in " + short + ")", "(in " + long + ")", "in " + short + ".", "(" + short + ")"} {
+		if strings.Contains(desc, pat) {
+			repl := strings.Replace(pat, short, word, 1)
+			repl = strings.Replace(repl, long, word, 1)
+			desc = strings.Replace(desc, pat, repl, 1)
+		}
+	}
+	if mentionsUnit(desc, short) || strings.Contains(strings.ToLower(desc), long) {
+		return ""
+	}
+	return desc
+}
+
+// mentionsUnit reports whether short appears in desc as a word of its own.
+func mentionsUnit(desc, short string) bool {
+	for i := 0; ; {
+		j := strings.Index(desc[i:], short)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := j == 0 || !isWordByte(desc[j-1])
+		end := j + len(short)
+		after := end == len(desc) || !isWordByte(desc[end])
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}

@@ -1,0 +1,130 @@
+// Package rules compiles MetricMappings into per-source-name plans and applies them to
+// pdata. Compilation resolves everything the reference pipeline decides per statement and
+// per metric (which statements match, chained renames, unit factors) once, so the per-metric
+// cost is one map lookup and the per-datapoint path allocates nothing.
+package rules // import "github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/rules"
+
+import (
+	"strings"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/internal/units"
+)
+
+// partSep joins a histogram name and the part taken from it into the internal name the
+// extracted metric carries between phases. The reference names it "<name>_count", which can
+// collide with a real metric; NUL cannot appear in a metric name, so ours cannot.
+const partSep = "\x00"
+
+type part uint8
+
+const (
+	partCount part = iota + 1
+	partSum
+)
+
+type extraction struct {
+	part part
+	name string // internal name of the extracted metric, planned like any other
+}
+
+type labelOp struct {
+	name   string
+	value  string // fixed value when from == ""
+	from   string
+	values map[string]string
+}
+
+// plan is everything that happens to a metric that enters with a given name.
+type plan struct {
+	extract []extraction
+	convert []units.Unit
+	labels  []labelOp
+	to      string // final name after every rename, in order
+}
+
+// Set is a compiled, immutable list of mappings. It is safe for concurrent use.
+type Set struct {
+	plans    map[string]*plan
+	mappings int
+	entries  int
+}
+
+// Mappings is the number of MetricMappings compiled into the set.
+func (s *Set) Mappings() int { return s.mappings }
+
+// Entries is the number of metric entries compiled into the set.
+func (s *Set) Entries() int { return s.entries }
+
+// Compile builds a Set from mappings in the order they run: built-ins first, then users'.
+// The mappings must be valid (metricmapping.Validate).
+func Compile(mappings []metricmapping.MetricMapping) *Set {
+	s := &Set{plans: map[string]*plan{}, mappings: len(mappings)}
+	get := func(name string) *plan {
+		p, ok := s.plans[name]
+		if !ok {
+			p = &plan{to: name}
+			s.plans[name] = p
+		}
+		return p
+	}
+	type rename struct{ from, to string }
+	var renames []rename
+	for _, m := range mappings {
+		for _, e := range m.Metrics {
+			s.entries++
+			from := e.From
+			if e.Part != "" {
+				pt, suffix := partCount, "count"
+				if e.Part == metricmapping.PartSum {
+					pt, suffix = partSum, "sum"
+				}
+				from = e.From + partSep + suffix
+				src := get(e.From)
+				if !hasExtraction(src.extract, from) {
+					src.extract = append(src.extract, extraction{part: pt, name: from})
+				}
+			}
+			p := get(from)
+			if e.FromUnit != "" {
+				u, _ := units.Parse(e.FromUnit)
+				p.convert = append(p.convert, u)
+			}
+			for _, l := range e.Labels {
+				op := labelOp{name: l.Name, from: l.From, values: l.Values}
+				if l.Value != nil {
+					op.value = *l.Value
+				}
+				p.labels = append(p.labels, op)
+			}
+			renames = append(renames, rename{from, e.To})
+		}
+	}
+	// The reference renames with one statement per entry, run in order on each metric, so a
+	// later entry whose from is an earlier entry's to renames again. Resolve that chain now.
+	for name, p := range s.plans {
+		cur := name
+		for _, r := range renames {
+			if cur == r.from {
+				cur = r.to
+			}
+		}
+		p.to = cur
+	}
+	return s
+}
+
+func hasExtraction(list []extraction, name string) bool {
+	for _, x := range list {
+		if x.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Empty is a Set with no mappings.
+func Empty() *Set { return &Set{plans: map[string]*plan{}} }
+
+// IsInternalName reports whether a name is one of the internal names of extracted parts.
+func IsInternalName(name string) bool { return strings.Contains(name, partSep) }

@@ -1,0 +1,189 @@
+package modelplanemapping
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
+	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadata"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/rules"
+)
+
+type mappingProcessor struct {
+	cfg       *Config
+	logger    *zap.Logger
+	telemetry *metadata.TelemetryBuilder
+
+	builtins []metricmapping.MetricMapping
+	inline   []metricmapping.MetricMapping
+	identity *identity.Keeper
+	opts     rules.Options
+
+	// active is swapped whole on reload; a batch reads it once, so it is never half-applied.
+	active atomic.Pointer[rules.Set]
+
+	mu    sync.Mutex // guards files during reloads
+	files *fileSet
+
+	stop chan struct{}
+	done sync.WaitGroup
+
+	refusedAttrs [2]metric.MeasurementOption
+	reloadAttrs  map[string]metric.MeasurementOption
+}
+
+func newProcessor(set processor.Settings, cfg *Config) (*mappingProcessor, error) {
+	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+	if err != nil {
+		return nil, err
+	}
+	p := &mappingProcessor{
+		cfg:       cfg,
+		logger:    set.Logger,
+		telemetry: tb,
+		opts:      rules.Options{DropUnmapped: cfg.DropUnmapped},
+		stop:      make(chan struct{}),
+		reloadAttrs: map[string]metric.MeasurementOption{
+			"ok":      metric.WithAttributeSet(attribute.NewSet(attribute.String("result", "ok"))),
+			"partial": metric.WithAttributeSet(attribute.NewSet(attribute.String("result", "partial"))),
+		},
+	}
+	for r := rules.Refusal(0); r < 2; r++ {
+		p.refusedAttrs[r] = metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", r.String())))
+	}
+	if cfg.Identity.Enabled {
+		p.identity = identity.New(cfg.Identity.Keys)
+	}
+	if cfg.Builtin.Enabled {
+		cat, err := builtin.Load()
+		if err != nil {
+			return nil, err
+		}
+		p.builtins, _ = cat.Select(cfg.Builtin.Names)
+	}
+	for i, im := range cfg.Mappings {
+		p.inline = append(p.inline, im.toMetricMapping(i))
+	}
+	// Built-ins and inline mappings are usable before Start; files join on Start.
+	p.active.Store(rules.Compile(p.all(nil)))
+	return p, nil
+}
+
+// all is the run order: built-ins, then files in the order configured, then inline mappings.
+func (p *mappingProcessor) all(files *fileSet) []metricmapping.MetricMapping {
+	out := append([]metricmapping.MetricMapping(nil), p.builtins...)
+	if files != nil {
+		out = append(out, files.mappings()...)
+	}
+	return append(out, p.inline...)
+}
+
+func (p *mappingProcessor) start(_ context.Context, _ component.Host) error {
+	if err := p.telemetry.RegisterProcessorModelplaneMappingMappingsActiveCallback(func(_ context.Context, o metric.Int64Observer) error {
+		o.Observe(int64(p.active.Load().Mappings()))
+		return nil
+	}); err != nil {
+		return err
+	}
+	p.reload(true)
+	if len(p.cfg.MappingFiles) > 0 {
+		p.done.Add(1)
+		go p.watch()
+	}
+	return nil
+}
+
+func (p *mappingProcessor) shutdown(context.Context) error {
+	select {
+	case <-p.stop:
+	default:
+		close(p.stop)
+	}
+	p.done.Wait()
+	p.telemetry.Shutdown()
+	return nil
+}
+
+// watch polls the mapping files. Polling reads through symlinks, so it sees the atomic
+// symlink swap Kubernetes does to update a ConfigMap volume as well as in-place writes.
+func (p *mappingProcessor) watch() {
+	defer p.done.Done()
+	t := time.NewTicker(p.cfg.ReloadInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.reload(false)
+		}
+	}
+}
+
+// reload loads the mapping files and swaps in a new compiled set if anything changed.
+func (p *mappingProcessor) reload(initial bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var prev map[string]*fileState
+	if p.files != nil {
+		prev = p.files.state
+	}
+	next, problems := loadFiles(p.cfg.MappingFiles, prev)
+	if !initial && next.same(p.files) {
+		return
+	}
+	for _, err := range problems {
+		p.logger.Warn("Skipped a mapping", zap.Error(err))
+	}
+	set := rules.Compile(p.all(next))
+	p.files = next
+	p.active.Store(set)
+	result := "ok"
+	if len(problems) > 0 {
+		result = "partial"
+	}
+	p.telemetry.ProcessorModelplaneMappingReloads.Add(context.Background(), 1, p.reloadAttrs[result])
+	p.logger.Info("Mappings loaded",
+		zap.Bool("initial", initial),
+		zap.String("result", result),
+		zap.Int("mappings", set.Mappings()),
+		zap.Int("entries", set.Entries()),
+		zap.Int("files", len(next.files)))
+}
+
+func (p *mappingProcessor) processMetrics(ctx context.Context, md pmetric.Metrics) (pmetric.Metrics, error) {
+	var st rules.Stats
+	p.active.Load().Apply(md, p.opts, &st)
+	if p.identity != nil {
+		p.identity.Apply(md)
+	}
+	p.record(ctx, &st)
+	return md, nil
+}
+
+func (p *mappingProcessor) record(ctx context.Context, st *rules.Stats) {
+	t := p.telemetry
+	t.ProcessorModelplaneMappingDatapointsIn.Add(ctx, st.In)
+	if st.Mapped > 0 {
+		t.ProcessorModelplaneMappingDatapointsMapped.Add(ctx, st.Mapped)
+	}
+	if st.Dropped > 0 {
+		t.ProcessorModelplaneMappingDatapointsDropped.Add(ctx, st.Dropped)
+	}
+	for r, n := range st.Refused {
+		if n > 0 {
+			t.ProcessorModelplaneMappingConversionsRefused.Add(ctx, n, p.refusedAttrs[r])
+		}
+	}
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# generate.sh BUILDER CONFIG OUTDIR: writes the builder's sources for CONFIG into OUTDIR,
+# gofmt'ed, leaving our own files there (modelplane.go, *_test.go) alone.
+set -euo pipefail
+builder=$1 config=$2 out=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+root=$(cd "$(dirname "$config")" && pwd)
+sed -e "s#^\(  output_path:\).*#\1 $tmp/out#" -e "s#path: \./\$#path: $root#" "$config" > "$tmp/builder-config.yaml"
+"$builder" --config "$tmp/builder-config.yaml" --skip-compilation --skip-get-modules >"$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
+gofmt -w "$tmp/out"
+mkdir -p "$out"
+cp "$tmp"/out/*.go "$out"/
