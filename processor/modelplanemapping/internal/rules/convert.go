@@ -179,8 +179,8 @@ func explicitFromExponential(src pmetric.ExponentialHistogramDataPoint, dst pmet
 	nNeg, nPos := neg.BucketCounts().Len(), pos.BucketCounts().Len()
 	bounds := dst.ExplicitBounds()
 	counts := dst.BucketCounts()
-	bounds.EnsureCapacity(nNeg + nPos + 2)
-	counts.EnsureCapacity(nNeg + nPos + 3)
+	bounds.EnsureCapacity(nNeg + nPos + 4)
+	counts.EnsureCapacity(nNeg + nPos + 5)
 	if nNeg > 0 {
 		counts.Append(0) // nothing lies below the lowest negative boundary
 		bounds.Append(u.Convert(-boundary(neg.Offset() + int32(nNeg))))
@@ -189,8 +189,17 @@ func explicitFromExponential(src pmetric.ExponentialHistogramDataPoint, dst pmet
 			bounds.Append(u.Convert(-boundary(neg.Offset() + int32(j))))
 		}
 	}
+	zt := src.ZeroThreshold()
+	if nNeg > 0 && zt > 0 && -zt > -boundary(neg.Offset()) {
+		counts.Append(0) // the gap between the lowest negative bucket and the zero bucket
+		bounds.Append(u.Convert(-zt))
+	}
 	counts.Append(src.ZeroCount())
-	bounds.Append(u.Convert(src.ZeroThreshold()))
+	bounds.Append(u.Convert(zt))
+	if nPos > 0 && boundary(pos.Offset()) > zt {
+		counts.Append(0) // the gap between the zero bucket and the first positive bucket
+		bounds.Append(u.Convert(boundary(pos.Offset())))
+	}
 	for j := 0; j < nPos; j++ {
 		counts.Append(pos.BucketCounts().At(j))
 		bounds.Append(u.Convert(boundary(pos.Offset() + int32(j) + 1)))

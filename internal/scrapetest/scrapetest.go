@@ -1,0 +1,139 @@
+// Package scrapetest produces pdata the way a collector sees it: it serves recorded /metrics
+// pages from demo engines on loopback and scrapes them with the real Prometheus receiver.
+// Tests and benchmarks use it so they run on what the receiver really emits, not on pdata
+// built by hand.
+package scrapetest // import "github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/prometheusreceiver"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
+)
+
+// Target is one engine of a fleet: a job name, an exposition file and extra target labels
+// (deployment, replica, engine, role, ...), as Kubernetes relabelling would set them.
+type Target struct {
+	Job    string
+	File   string // under testdata/exposition
+	Labels map[string]string
+}
+
+// ExpositionDir is the repository's testdata/exposition.
+func ExpositionDir() string {
+	_, here, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(here), "..", "..", "testdata", "exposition")
+}
+
+// Fleet is the batch a DaemonSet sees per scrape round on a busy node: vLLM and SGLang
+// replicas (alternating), one AI gateway, one endpoint picker, and dcgm-exporters whose pages
+// hold two GPUs each.
+func Fleet(engines, gpus int) []Target {
+	var ts []Target
+	for i := 0; i < engines; i++ {
+		file, engine := "vllm.prom", "vllm"
+		if i%2 == 1 {
+			file, engine = "sglang.prom", "sglang"
+		}
+		ts = append(ts, Target{Job: engine, File: file, Labels: map[string]string{
+			"namespace": "inference", "deployment": fmt.Sprintf("%s-%d", engine, i/4), "replica": fmt.Sprintf("%s-%d", engine, i),
+			"engine": engine, "role": "unified", "node": "gpu-node-01",
+		}})
+	}
+	ts = append(ts,
+		Target{Job: "gateway", File: "gateway-genai.prom", Labels: map[string]string{"namespace": "gateway", "node": "gpu-node-01"}},
+		Target{Job: "picker", File: "epp.prom", Labels: map[string]string{"namespace": "inference", "node": "gpu-node-01"}},
+	)
+	for i := 0; i < (gpus+1)/2; i++ {
+		ts = append(ts, Target{Job: "dcgm-exporter", File: "dcgm-exporter.prom", Labels: map[string]string{"node": fmt.Sprintf("gpu-node-%02d", i+1)}})
+	}
+	return ts
+}
+
+// Scrape serves every target from a demo engine on loopback, scrapes each once with the
+// Prometheus receiver, and returns one pmetric.Metrics holding all scrapes.
+func Scrape(ctx context.Context, targets []Target) (pmetric.Metrics, error) {
+	var engines []*demofleet.Engine
+	defer func() {
+		for _, e := range engines {
+			_ = e.Stop()
+		}
+	}()
+	var scrapeConfigs []any
+	for i, t := range targets {
+		e, err := demofleet.NewEngine(t.Job, "127.0.0.1:0", filepath.Join(ExpositionDir(), t.File))
+		if err != nil {
+			return pmetric.Metrics{}, err
+		}
+		if err := e.Start(); err != nil {
+			return pmetric.Metrics{}, err
+		}
+		engines = append(engines, e)
+		labels := map[string]any{}
+		for k, v := range t.Labels {
+			labels[k] = v
+		}
+		scrapeConfigs = append(scrapeConfigs, map[string]any{
+			"job_name":        fmt.Sprintf("%s-%d", t.Job, i),
+			"scrape_interval": "1s",
+			"scrape_timeout":  "1s",
+			"static_configs":  []any{map[string]any{"targets": []any{e.Addr}, "labels": labels}},
+		})
+	}
+	factory := prometheusreceiver.NewFactory()
+	cfg := factory.CreateDefaultConfig()
+	conf := confmap.NewFromStringMap(map[string]any{"config": map[string]any{"scrape_configs": scrapeConfigs}})
+	if err := conf.Unmarshal(cfg); err != nil {
+		return pmetric.Metrics{}, err
+	}
+	sink := new(consumertest.MetricsSink)
+	rcv, err := factory.CreateMetrics(ctx, receivertest.NewNopSettings(component.MustNewType("prometheus")), cfg, sink)
+	if err != nil {
+		return pmetric.Metrics{}, err
+	}
+	if err := rcv.Start(ctx, componenttest.NewNopHost()); err != nil {
+		return pmetric.Metrics{}, err
+	}
+	defer func() { _ = rcv.Shutdown(context.Background()) }()
+
+	// Wait for one scrape of every target: one resource per target.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if got := firstPerTarget(sink.AllMetrics()); got.ResourceMetrics().Len() >= len(targets) {
+			return got, nil
+		}
+		if time.Now().After(deadline) {
+			return pmetric.Metrics{}, fmt.Errorf("scraped %d of %d targets in 30s", firstPerTarget(sink.AllMetrics()).ResourceMetrics().Len(), len(targets))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// firstPerTarget keeps the first scrape of each target (by service.instance.id).
+func firstPerTarget(batches []pmetric.Metrics) pmetric.Metrics {
+	out := pmetric.NewMetrics()
+	seen := map[string]bool{}
+	for _, b := range batches {
+		for i := 0; i < b.ResourceMetrics().Len(); i++ {
+			rm := b.ResourceMetrics().At(i)
+			id, _ := rm.Resource().Attributes().Get("service.instance.id")
+			if seen[id.AsString()] {
+				continue
+			}
+			seen[id.AsString()] = true
+			rm.CopyTo(out.ResourceMetrics().AppendEmpty())
+		}
+	}
+	return out
+}

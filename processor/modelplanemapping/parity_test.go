@@ -1,0 +1,223 @@
+package modelplanemapping
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/units"
+)
+
+// anchorMappings are Modelplane's 29 built-ins, as the reference runs them.
+func anchorMappings(t testing.TB) []metricmapping.MetricMapping {
+	t.Helper()
+	path := filepath.Join(anchorDir, "modelplane-builtins.yaml")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	res := metricmapping.Decode(path, data)
+	require.Empty(t, res.Errors)
+	require.Len(t, res.Mappings, 5)
+	return res.Mappings
+}
+
+// The OTTL compiler of these tests renders the anchor built-ins exactly as Modelplane does,
+// so generated mappings run through the reference exactly as Modelplane would run them.
+func TestOTTLCompilerReproducesAnchorPipeline(t *testing.T) {
+	got := ottlFromMappings(anchorMappings(t))
+	want := anchorPipeline(t, "c")["transform/modelplane"].(map[string]any)
+	gotYAML, err := yaml.Marshal(got)
+	require.NoError(t, err)
+	wantYAML, err := yaml.Marshal(want)
+	require.NoError(t, err)
+	assert.Equal(t, string(wantYAML), string(gotYAML))
+}
+
+// ourChainConfig is our processor configured like the reference: the anchor built-ins from
+// their file and nothing else.
+func ourChainConfig(t testing.TB) *Config {
+	cfg := createDefaultConfig()
+	cfg.Builtin.Enabled = false
+	cfg.MappingFiles = []string{filepath.Join(anchorDir, "modelplane-builtins.yaml")}
+	require.NoError(t, cfg.Validate())
+	return cfg
+}
+
+// setCluster is the resource/cluster processor both pipelines run first.
+func setCluster(md pmetric.Metrics, cluster string) {
+	for i := 0; i < md.ResourceMetrics().Len(); i++ {
+		md.ResourceMetrics().At(i).Resource().Attributes().PutStr("cluster", cluster)
+	}
+}
+
+func runReference(t testing.TB, procs map[string]any, in pmetric.Metrics) pmetric.Metrics {
+	sink := new(consumertest.MetricsSink)
+	ref := newReferenceChain(t, procs, sink)
+	require.NoError(t, ref.ConsumeMetrics(context.Background(), in))
+	out := pmetric.NewMetrics()
+	for _, md := range sink.AllMetrics() {
+		md.ResourceMetrics().MoveAndAppendTo(out.ResourceMetrics())
+	}
+	return out
+}
+
+// The shared expositions, as the Prometheus receiver emits them, give the same series
+// through our processor and through the reference chain, except the reference's defects.
+func TestParityOnSharedExpositions(t *testing.T) {
+	in, err := scrapetest.Scrape(context.Background(), scrapetest.Fleet(4, 4))
+	require.NoError(t, err)
+	require.Positive(t, in.DataPointCount())
+
+	refIn := pmetric.NewMetrics()
+	in.CopyTo(refIn)
+	ref := runReference(t, anchorPipeline(t, "prod"), refIn)
+
+	ours := in
+	setCluster(ours, "prod")
+	ours = runOnce(t, ourChainConfig(t), ours)
+
+	// Defect 1: the reference multiplies mJ by 0.001 where we divide exactly. Render each
+	// side's energy values back to the source unit's exact decimal to compare the readings,
+	// and check the exact values separately below.
+	want := series(ref, exact)
+	got := series(ours, exact)
+	var defects []string
+	for _, d := range compareSeries(want, got) {
+		if strings.Contains(d, "modelplane_energy_joules_total") && strings.HasPrefix(d, "differs") {
+			defects = append(defects, d)
+			continue
+		}
+		t.Error(d)
+	}
+	assert.NotEmpty(t, want)
+	t.Logf("%d series agree; %d differ only by the reference's inexact mJ scaling", len(want)-len(defects), len(defects))
+
+	for k := range got {
+		assert.True(t, strings.Contains(k, " modelplane_"), "not modelplane_*: %s", k)
+		assert.Contains(t, k, "cluster=prod")
+	}
+}
+
+// Defect: `scale_metric(0.001)` gives floats that are not the nearest to the decimal
+// result, so converted histogram bounds stop matching an engine that reports seconds.
+func TestDefectInexactScaling(t *testing.T) {
+	m := metricmapping.MetricMapping{Name: "ms", Metrics: []metricmapping.Entry{{From: "kv_ms", To: "modelplane_request_kv_transfer_seconds", FromUnit: "Milliseconds"}}}
+	in := pmetric.NewMetrics()
+	rm := in.ResourceMetrics().AppendEmpty()
+	h := rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+	h.SetName("kv_ms")
+	dp := h.SetEmptyHistogram().DataPoints().AppendEmpty()
+	dp.ExplicitBounds().FromRaw([]float64{1, 3, 9, 30, 90, 300})
+	dp.BucketCounts().FromRaw([]uint64{1, 1, 1, 1, 1, 1, 1})
+	dp.SetCount(7)
+	dp.SetSum(433)
+
+	procs := anchorPipeline(t, "c")
+	procs["transform/modelplane"] = ottlFromMappings([]metricmapping.MetricMapping{m})
+	refIn := pmetric.NewMetrics()
+	in.CopyTo(refIn)
+	ref := runReference(t, procs, refIn)
+
+	cfg := createDefaultConfig()
+	cfg.Builtin.Enabled = false
+	cfg.Mappings = []InlineMapping{{Name: m.Name, Metrics: m.Metrics}}
+	ours := runOnce(t, cfg, in)
+
+	refBounds := ref.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Histogram().DataPoints().At(0).ExplicitBounds().AsRaw()
+	ourBounds := ours.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Histogram().DataPoints().At(0).ExplicitBounds().AsRaw()
+	// What vLLM itself publishes for the same buckets in seconds.
+	native := []float64{0.001, 0.003, 0.009, 0.03, 0.09, 0.3}
+	assert.Equal(t, native, ourBounds)
+	assert.NotEqual(t, native, refBounds)
+	assert.Equal(t, 0.009000000000000001, refBounds[2])
+}
+
+// Defect: the reference truncates integer points when it scales them (1500 ms -> 1 s).
+func TestDefectIntegerTruncation(t *testing.T) {
+	m := metricmapping.MetricMapping{Name: "ms", Metrics: []metricmapping.Entry{{From: "q_ms", To: "modelplane_q_seconds", FromUnit: "Milliseconds"}}}
+	in := pmetric.NewMetrics()
+	g := in.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+	g.SetName("q_ms")
+	g.SetEmptyGauge().DataPoints().AppendEmpty().SetIntValue(1500)
+
+	procs := anchorPipeline(t, "c")
+	procs["transform/modelplane"] = ottlFromMappings([]metricmapping.MetricMapping{m})
+	refIn := pmetric.NewMetrics()
+	in.CopyTo(refIn)
+	ref := runReference(t, procs, refIn)
+	cfg := createDefaultConfig()
+	cfg.Builtin.Enabled = false
+	cfg.Mappings = []InlineMapping{{Name: m.Name, Metrics: m.Metrics}}
+	ours := runOnce(t, cfg, in)
+
+	refDP := ref.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Gauge().DataPoints().At(0)
+	ourDP := ours.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Gauge().DataPoints().At(0)
+	assert.Equal(t, int64(1), refDP.IntValue())
+	assert.Equal(t, 1.5, ourDP.DoubleValue())
+}
+
+// Defect: the reference leaves the unit and a description naming MiB on a value in bytes,
+// and exports exponential histograms unconverted under the new name.
+func TestDefectUnitsDescriptionsAndExponential(t *testing.T) {
+	in := pmetric.NewMetrics()
+	ms := in.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
+	fb := ms.AppendEmpty()
+	fb.SetName("DCGM_FI_DEV_FB_USED")
+	fb.SetDescription("Framebuffer memory used (in MiB).")
+	fb.SetEmptyGauge().DataPoints().AppendEmpty().SetDoubleValue(81559)
+	e := ms.AppendEmpty()
+	e.SetName("lat_ms")
+	edp := e.SetEmptyExponentialHistogram().DataPoints().AppendEmpty()
+	edp.SetScale(0)
+	edp.SetCount(1)
+	edp.SetSum(3)
+	edp.Positive().SetOffset(1)
+	edp.Positive().BucketCounts().FromRaw([]uint64{1})
+
+	mappings := append(anchorMappings(t), metricmapping.MetricMapping{Name: "exp", Metrics: []metricmapping.Entry{{From: "lat_ms", To: "modelplane_request_duration_seconds", FromUnit: "Milliseconds"}}})
+	procs := anchorPipeline(t, "c")
+	procs["transform/modelplane"] = ottlFromMappings(mappings)
+	refIn := pmetric.NewMetrics()
+	in.CopyTo(refIn)
+	ref := runReference(t, procs, refIn)
+	cfg := createDefaultConfig()
+	cfg.Builtin.Enabled = false
+	cfg.MappingFiles = []string{filepath.Join(anchorDir, "modelplane-builtins.yaml")}
+	cfg.Mappings = []InlineMapping{{Name: "exp", Metrics: mappings[5].Metrics}}
+	ours := runOnce(t, cfg, in)
+
+	byName := func(md pmetric.Metrics) map[string]pmetric.Metric {
+		out := map[string]pmetric.Metric{}
+		ms := md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics()
+		for i := 0; i < ms.Len(); i++ {
+			out[ms.At(i).Name()] = ms.At(i)
+		}
+		return out
+	}
+	r, o := byName(ref), byName(ours)
+	assert.Equal(t, "Framebuffer memory used (in MiB).", r["modelplane_gpu_memory_used_bytes"].Description())
+	assert.Empty(t, r["modelplane_gpu_memory_used_bytes"].Unit())
+	assert.Equal(t, "Framebuffer memory used (in bytes).", o["modelplane_gpu_memory_used_bytes"].Description())
+	assert.Equal(t, "By", o["modelplane_gpu_memory_used_bytes"].Unit())
+
+	// Reference: still exponential, still 3 (ms) under a seconds name.
+	require.Equal(t, pmetric.MetricTypeExponentialHistogram, r["modelplane_request_duration_seconds"].Type())
+	assert.Equal(t, 3.0, r["modelplane_request_duration_seconds"].ExponentialHistogram().DataPoints().At(0).Sum())
+	// Ours: seconds, counts intact.
+	oh := o["modelplane_request_duration_seconds"]
+	require.Equal(t, pmetric.MetricTypeHistogram, oh.Type())
+	assert.Equal(t, 0.003, oh.Histogram().DataPoints().At(0).Sum())
+	assert.Equal(t, uint64(1), oh.Histogram().DataPoints().At(0).Count())
+	assert.Equal(t, []float64{0, 0.002, 0.004}, oh.Histogram().DataPoints().At(0).ExplicitBounds().AsRaw())
+	assert.Equal(t, "s", oh.Unit())
+	_ = units.Milliseconds
+}
