@@ -152,17 +152,24 @@ func referenceFactor(u units.Unit) string {
 	if f == math.Trunc(f) {
 		return strconv.FormatFloat(f, 'f', 1, 64)
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	return strconv.FormatFloat(f, 'f', -1, 64) // OTTL has no exponent notation
 }
 
 // series flattens metrics into one line per point: resource and point attributes, name and
 // type, with the value rendered by render. Grouping into resources, scopes and metrics, and
-// the order of all of them, do not matter to a backend, so they do not matter here.
+// the order of all of them, do not matter to a backend, so they do not matter here. An
+// attribute with an empty value is left out, as Prometheus leaves out an empty label: the
+// reference's OTTL `set` from a missing label writes an empty one, where ours writes none.
 func series(md pmetric.Metrics, render func(name string, v float64) string) map[string]string {
 	out := map[string]string{}
 	attrs := func(m pcommon.Map) string {
 		kv := make([]string, 0, m.Len())
-		m.Range(func(k string, v pcommon.Value) bool { kv = append(kv, k+"="+v.AsString()); return true })
+		m.Range(func(k string, v pcommon.Value) bool {
+			if s := v.AsString(); s != "" {
+				kv = append(kv, k+"="+s)
+			}
+			return true
+		})
 		sort.Strings(kv)
 		return "{" + strings.Join(kv, ",") + "}"
 	}

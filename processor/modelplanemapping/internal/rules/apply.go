@@ -212,6 +212,9 @@ func applyLabels(m pmetric.Metric, ops []labelOp) {
 			}
 			v, ok := attrs.Get(op.from)
 			if !ok {
+				// Copying a missing label empties the target, as Prometheus relabelling and
+				// the reference do; an empty label is no label, so remove it.
+				attrs.Remove(op.name)
 				continue
 			}
 			if op.values != nil && v.Type() == pcommon.ValueTypeStr {
