@@ -45,7 +45,7 @@ $(BUILDER):
 	GOBIN=$(TOOLS) GOFLAGS=-mod=mod $(GO) install go.opentelemetry.io/collector/cmd/builder@$(BUILDER_VER)
 
 $(BENCHSTAT):
-	GOBIN=$(TOOLS) GOFLAGS=-mod=mod $(GO) install golang.org/x/perf/cmd/benchstat@v0.0.0-20260211190930-8161c38c6cdc
+	GOBIN=$(TOOLS) GOFLAGS=-mod=mod $(GO) install golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
 tools: $(BUILDER) $(BENCHSTAT)
 

@@ -5,8 +5,6 @@
 package identity // import "github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
 
 import (
-	"strings"
-
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 )
@@ -14,24 +12,94 @@ import (
 // DefaultKeys are the identity attributes of the reference pipeline.
 var DefaultKeys = []string{"cluster", "namespace", "deployment", "replica", "engine", "role", "node", "service.name", "service.instance.id"}
 
+const maxKeyLen = 64
+
 // Keeper applies identity to batches. It is immutable and safe for concurrent use.
 type Keeper struct {
-	keys []string
-	set  map[string]struct{}
+	// byLen holds the keys by length: a point's attribute is tested against the few keys of
+	// its own length, which is far cheaper per attribute than hashing it.
+	byLen   [maxKeyLen][]string
+	long    map[string]bool // keys of maxKeyLen bytes or more
+	numKeys int
 }
 
 // New returns a Keeper for the given keys.
 func New(keys []string) *Keeper {
-	k := &Keeper{keys: append([]string(nil), keys...), set: make(map[string]struct{}, len(keys))}
+	k := &Keeper{long: map[string]bool{}}
+	seen := map[string]bool{}
 	for _, key := range keys {
-		k.set[key] = struct{}{}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		k.numKeys++
+		if len(key) < maxKeyLen {
+			k.byLen[len(key)] = append(k.byLen[len(key)], key)
+		} else {
+			k.long[key] = true
+		}
 	}
 	return k
 }
 
 func (k *Keeper) isKey(s string) bool {
-	_, ok := k.set[s]
-	return ok
+	if len(s) >= maxKeyLen {
+		return k.long[s]
+	}
+	for _, c := range k.byLen[len(s)] {
+		if c == s {
+			return true
+		}
+	}
+	return false
+}
+
+// tuple is the identity attributes of one point, in the point's attribute order.
+type tuple []kv
+
+type kv struct {
+	key string
+	val pcommon.Value
+}
+
+// read fills t with the identity attributes of attrs.
+func (k *Keeper) read(attrs pcommon.Map, t tuple) tuple {
+	t = t[:0]
+	for key, v := range attrs.All() {
+		if k.isKey(key) {
+			t = append(t, kv{key, v})
+		}
+	}
+	return t
+}
+
+// matches reports whether attrs holds exactly the identity attributes of t.
+func (k *Keeper) matches(attrs pcommon.Map, t tuple) bool {
+	n := 0
+	for key, v := range attrs.All() {
+		if !k.isKey(key) {
+			continue
+		}
+		n++
+		found := false
+		for i := range t {
+			if t[i].key == key {
+				found = sameValue(t[i].val, v)
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return n == len(t)
+}
+
+func sameValue(a, b pcommon.Value) bool {
+	if a.Type() == pcommon.ValueTypeStr && b.Type() == pcommon.ValueTypeStr {
+		return a.Str() == b.Str()
+	}
+	return a.Equal(b)
 }
 
 // Apply keeps only identity attributes on every resource of md and lifts identity datapoint
@@ -39,122 +107,88 @@ func (k *Keeper) isKey(s string) bool {
 func (k *Keeper) Apply(md pmetric.Metrics) {
 	rms := md.ResourceMetrics()
 	n := rms.Len()
+	var buf [16]kv
 	for i := 0; i < n; i++ {
-		rm := rms.At(i)
-		rm.Resource().Attributes().RemoveIf(func(key string, _ pcommon.Value) bool { return !k.isKey(key) })
-		k.lift(i, rms)
+		rms.At(i).Resource().Attributes().RemoveIf(func(key string, _ pcommon.Value) bool { return !k.isKey(key) })
+		k.lift(i, rms, buf[:0])
 	}
 	// A resource whose points all moved to split-off resources is left empty.
 	rms.RemoveIf(func(rm pmetric.ResourceMetrics) bool { return rm.ScopeMetrics().Len() == 0 })
 }
 
-// lift moves identity datapoint attributes of rm to a resource. Where every point carries
-// the same identity values (the usual case: one target, one replica) they move onto rm's own
-// resource in place; otherwise points are moved into new resources, one per distinct set of
-// values, appended to rms.
-func (k *Keeper) lift(idx int, rms pmetric.ResourceMetricsSlice) {
+// lift moves identity datapoint attributes of rms[idx] to a resource. The points that share
+// the first point's identity stay in rms[idx], which takes that identity; points with other
+// identities move to new resources appended to rms, one per distinct identity. In the usual
+// case (one target, one replica) nothing moves.
+func (k *Keeper) lift(idx int, rms pmetric.ResourceMetricsSlice, buf tuple) {
 	rm := rms.At(idx)
-	var first pcommon.Map
+	var first tuple
 	found, uniform := false, true
-	eachPoint(rm, func(attrs pcommon.Map) {
-		if !uniform {
-			return
-		}
+	eachPoint(rm, func(attrs pcommon.Map) bool {
 		if !found {
-			first, found = attrs, true
-			return
+			first, found = k.read(attrs, buf), true
+			return true
 		}
-		if !k.sameIdentity(first, attrs) {
-			uniform = false
-		}
+		uniform = k.matches(attrs, first)
+		return uniform
 	})
 	if !found {
 		return
 	}
-	if uniform {
-		if !k.hasIdentity(first) {
-			return
-		}
-		res := rm.Resource().Attributes()
-		first.Range(func(key string, v pcommon.Value) bool {
-			if k.isKey(key) {
-				v.CopyTo(res.PutEmpty(key))
-			}
-			return true
-		})
-		eachPoint(rm, func(attrs pcommon.Map) {
-			attrs.RemoveIf(func(key string, _ pcommon.Value) bool { return k.isKey(key) })
-		})
+	if !uniform {
+		k.split(idx, rms, first)
+		rm = rms.At(idx)
+	}
+	if len(first) == 0 {
 		return
 	}
-	k.split(idx, rms)
-}
-
-// sameIdentity reports whether a and b hold the same identity keys with the same values.
-func (k *Keeper) sameIdentity(a, b pcommon.Map) bool {
-	for _, key := range k.keys {
-		va, oka := a.Get(key)
-		vb, okb := b.Get(key)
-		if oka != okb || (oka && !va.Equal(vb)) {
-			return false
-		}
+	res := rm.Resource().Attributes()
+	for _, e := range first {
+		e.val.CopyTo(res.PutEmpty(e.key))
 	}
-	return true
-}
-
-func (k *Keeper) hasIdentity(m pcommon.Map) bool {
-	for _, key := range k.keys {
-		if _, ok := m.Get(key); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// signature renders the identity values of attrs as a map key.
-func (k *Keeper) signature(attrs pcommon.Map) string {
-	var b strings.Builder
-	for _, key := range k.keys {
-		if v, ok := attrs.Get(key); ok {
-			b.WriteString(key)
-			b.WriteByte(0)
-			b.WriteString(v.AsString())
-		}
-		b.WriteByte(1)
-	}
-	return b.String()
+	eachPoint(rm, func(attrs pcommon.Map) bool {
+		attrs.RemoveIf(func(key string, _ pcommon.Value) bool { return k.isKey(key) })
+		return true
+	})
 }
 
 // group is one new resource and where each of the origin's metrics landed in it.
 type group struct {
-	rm      pmetric.ResourceMetrics
-	metrics map[[2]int]pmetric.Metric // (scope index, metric index) in the origin
+	identity tuple
+	rm       pmetric.ResourceMetrics
+	metrics  map[[2]int]pmetric.Metric // (scope index, metric index) in the origin
+	scopes   map[int]pmetric.ScopeMetrics
 }
 
-// split distributes the points of rms[idx] over one new resource per identity signature,
-// in order of first appearance. Points without identity attributes stay where they are.
-func (k *Keeper) split(idx int, rms pmetric.ResourceMetricsSlice) {
+// split moves every point of rms[idx] whose identity differs from keep into a new resource
+// per identity, in order of first appearance, with the identity lifted and stripped.
+func (k *Keeper) split(idx int, rms pmetric.ResourceMetricsSlice, keep tuple) {
 	origin := rms.At(idx)
-	bySig := map[string]int{}
 	var groups []*group
 	groupFor := func(attrs pcommon.Map) *group {
-		sig := k.signature(attrs)
-		if gi, ok := bySig[sig]; ok {
-			return groups[gi]
+		for _, g := range groups {
+			if k.matches(attrs, g.identity) {
+				return g
+			}
 		}
-		g := &group{rm: pmetric.NewResourceMetrics(), metrics: map[[2]int]pmetric.Metric{}}
+		g := &group{rm: pmetric.NewResourceMetrics(), metrics: map[[2]int]pmetric.Metric{}, scopes: map[int]pmetric.ScopeMetrics{}}
 		origin.Resource().CopyTo(g.rm.Resource())
 		g.rm.SetSchemaUrl(origin.SchemaUrl())
 		res := g.rm.Resource().Attributes()
-		attrs.Range(func(key string, v pcommon.Value) bool {
-			if k.isKey(key) {
-				v.CopyTo(res.PutEmpty(key))
-			}
-			return true
-		})
-		bySig[sig] = len(groups)
+		for _, e := range k.read(attrs, nil) {
+			e.val.CopyTo(res.PutEmpty(e.key))
+		}
+		// The group's identity refers to its own resource's values: the point's own are
+		// stripped once it moves.
+		for _, e := range k.read(attrs, nil) {
+			v, _ := res.Get(e.key)
+			g.identity = append(g.identity, kv{e.key, v})
+		}
 		groups = append(groups, g)
 		return g
+	}
+	strip := func(attrs pcommon.Map) {
+		attrs.RemoveIf(func(key string, _ pcommon.Value) bool { return k.isKey(key) })
 	}
 	sms := origin.ScopeMetrics()
 	for s := 0; s < sms.Len(); s++ {
@@ -163,25 +197,27 @@ func (k *Keeper) split(idx int, rms pmetric.ResourceMetricsSlice) {
 		for mi := 0; mi < ms.Len(); mi++ {
 			m := ms.At(mi)
 			dest := func(attrs pcommon.Map) (pmetric.Metric, bool) {
-				if !k.hasIdentity(attrs) {
+				if k.matches(attrs, keep) {
 					return pmetric.Metric{}, false
 				}
 				g := groupFor(attrs)
 				key := [2]int{s, mi}
 				dm, ok := g.metrics[key]
 				if !ok {
-					dsm := g.rm.ScopeMetrics().AppendEmpty()
-					sm.Scope().CopyTo(dsm.Scope())
-					dsm.SetSchemaUrl(sm.SchemaUrl())
+					dsm, ok := g.scopes[s]
+					if !ok {
+						dsm = g.rm.ScopeMetrics().AppendEmpty()
+						sm.Scope().CopyTo(dsm.Scope())
+						dsm.SetSchemaUrl(sm.SchemaUrl())
+						g.scopes[s] = dsm
+					}
 					dm = dsm.Metrics().AppendEmpty()
 					copyMetricHeader(m, dm)
 					g.metrics[key] = dm
 				}
 				return dm, true
 			}
-			movePoints(m, dest, func(attrs pcommon.Map) {
-				attrs.RemoveIf(func(key string, _ pcommon.Value) bool { return k.isKey(key) })
-			})
+			movePoints(m, dest, strip)
 		}
 		ms.RemoveIf(func(m pmetric.Metric) bool { return pointCount(m) == 0 })
 	}

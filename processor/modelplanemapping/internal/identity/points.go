@@ -5,24 +5,29 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 )
 
-// eachPoint calls f with the attributes of every point of every metric of rm.
-func eachPoint(rm pmetric.ResourceMetrics, f func(pcommon.Map)) {
+// eachPoint calls f with the attributes of every point of every metric of rm, until f
+// returns false.
+func eachPoint(rm pmetric.ResourceMetrics, f func(pcommon.Map) bool) {
 	sms := rm.ScopeMetrics()
 	for s := 0; s < sms.Len(); s++ {
 		ms := sms.At(s).Metrics()
 		for i := 0; i < ms.Len(); i++ {
 			m := ms.At(i)
+			more := true
 			switch m.Type() {
 			case pmetric.MetricTypeGauge:
-				each(m.Gauge().DataPoints(), f)
+				more = each(m.Gauge().DataPoints(), f)
 			case pmetric.MetricTypeSum:
-				each(m.Sum().DataPoints(), f)
+				more = each(m.Sum().DataPoints(), f)
 			case pmetric.MetricTypeHistogram:
-				each(m.Histogram().DataPoints(), f)
+				more = each(m.Histogram().DataPoints(), f)
 			case pmetric.MetricTypeExponentialHistogram:
-				each(m.ExponentialHistogram().DataPoints(), f)
+				more = each(m.ExponentialHistogram().DataPoints(), f)
 			case pmetric.MetricTypeSummary:
-				each(m.Summary().DataPoints(), f)
+				more = each(m.Summary().DataPoints(), f)
+			}
+			if !more {
+				return
 			}
 		}
 	}
@@ -35,10 +40,13 @@ type pointSlice[P point] interface {
 	At(int) P
 }
 
-func each[P point, S pointSlice[P]](dps S, f func(pcommon.Map)) {
+func each[P point, S pointSlice[P]](dps S, f func(pcommon.Map) bool) bool {
 	for i := 0; i < dps.Len(); i++ {
-		f(dps.At(i).Attributes())
+		if !f(dps.At(i).Attributes()) {
+			return false
+		}
 	}
+	return true
 }
 
 func pointCount(m pmetric.Metric) int {

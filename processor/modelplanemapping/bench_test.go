@@ -1,0 +1,114 @@
+package modelplanemapping
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/processor"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
+)
+
+var (
+	fleetOnce  sync.Once
+	fleetBatch pmetric.Metrics
+	fleetErr   error
+)
+
+// busyNode is the batch a DaemonSet sees per scrape round: 8 engine replicas (vLLM and
+// SGLang), the gateway, the picker and 8 GPUs, as the Prometheus receiver produces them.
+func busyNode(b *testing.B) pmetric.Metrics {
+	fleetOnce.Do(func() {
+		fleetBatch, fleetErr = scrapetest.Scrape(context.Background(), scrapetest.Fleet(8, 8))
+		if fleetErr == nil {
+			setCluster(fleetBatch, "prod")
+		}
+	})
+	require.NoError(b, fleetErr)
+	return fleetBatch
+}
+
+// padding is n extra entries that match nothing in the batch, for the growth benchmarks.
+func padding(n int) []metricmapping.MetricMapping {
+	var out []metricmapping.MetricMapping
+	for len(out)*100 < n {
+		m := metricmapping.MetricMapping{Name: fmt.Sprintf("pad-%d", len(out))}
+		for i := 0; i < 100 && len(out)*100+i < n; i++ {
+			m.Metrics = append(m.Metrics, metricmapping.Entry{From: fmt.Sprintf("other_engine_metric_%d_%d", len(out), i), To: fmt.Sprintf("modelplane_other_%d", i)})
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func oursWith(b *testing.B, extra []metricmapping.MetricMapping) processor.Metrics {
+	cfg := ourChainConfig(b)
+	for _, m := range extra {
+		cfg.Mappings = append(cfg.Mappings, InlineMapping{Name: m.Name, Metrics: m.Metrics})
+	}
+	p, _ := newTestProcessor(b, cfg)
+	return p
+}
+
+func referenceWith(b *testing.B, extra []metricmapping.MetricMapping) processor.Metrics {
+	procs := anchorPipeline(b, "prod")
+	procs["transform/modelplane"] = ottlFromMappings(append(anchorMappings(b), extra...))
+	return newReferenceChain(b, procs, consumertest.NewNop())
+}
+
+// runBatches feeds a fresh copy of the batch per iteration. Copies are made, and their
+// garbage collected, with the timer stopped, in chunks, so the timed part is the processing.
+func runBatches(b *testing.B, p processor.Metrics, in pmetric.Metrics) {
+	points := in.DataPointCount()
+	ctx := context.Background()
+	// Warm up: the first batch sizes internal buffers and caches.
+	warm := pmetric.NewMetrics()
+	in.CopyTo(warm)
+	require.NoError(b, p.ConsumeMetrics(ctx, warm))
+	const chunk = 32
+	batch := make([]pmetric.Metrics, chunk)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; {
+		b.StopTimer()
+		n := min(chunk, b.N-done)
+		for i := 0; i < n; i++ {
+			batch[i] = pmetric.NewMetrics()
+			in.CopyTo(batch[i])
+		}
+		runtime.GC()
+		b.StartTimer()
+		for i := 0; i < n; i++ {
+			if err := p.ConsumeMetrics(ctx, batch[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		done += n
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(points), "points/batch")
+}
+
+// BenchmarkBusyNode: ours against the reference chain on one DaemonSet scrape round.
+func BenchmarkBusyNode(b *testing.B) {
+	in := busyNode(b)
+	b.Run("impl=modelplane_mapping", func(b *testing.B) { runBatches(b, oursWith(b, nil), in) })
+	b.Run("impl=reference", func(b *testing.B) { runBatches(b, referenceWith(b, nil), in) })
+}
+
+// BenchmarkGrowth: the same batch with 30, 300 and 3000 mapping entries.
+func BenchmarkGrowth(b *testing.B) {
+	in := busyNode(b)
+	for _, n := range []int{30, 300, 3000} {
+		extra := padding(n - 29) // the 29 anchor entries are always there
+		b.Run(fmt.Sprintf("entries=%d/impl=modelplane_mapping", n), func(b *testing.B) { runBatches(b, oursWith(b, extra), in) })
+		b.Run(fmt.Sprintf("entries=%d/impl=reference", n), func(b *testing.B) { runBatches(b, referenceWith(b, extra), in) })
+	}
+}

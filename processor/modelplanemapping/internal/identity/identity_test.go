@@ -1,0 +1,83 @@
+package identity
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+)
+
+func gaugeBatch(points ...map[string]any) pmetric.Metrics {
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().Attributes().PutStr("service.name", "eng")
+	rm.Resource().Attributes().PutStr("k8s.pod.name", "p")
+	ms := rm.ScopeMetrics().AppendEmpty().Metrics()
+	for _, name := range []string{"a", "b"} {
+		g := ms.AppendEmpty()
+		g.SetName(name)
+		dps := g.SetEmptyGauge().DataPoints()
+		for i, p := range points {
+			dp := dps.AppendEmpty()
+			_ = dp.Attributes().FromRaw(p)
+			dp.SetIntValue(int64(i))
+		}
+	}
+	return md
+}
+
+// resources maps each resource's attributes to the attributes and value of its points.
+func resources(md pmetric.Metrics) map[string][]string {
+	out := map[string][]string{}
+	for i := 0; i < md.ResourceMetrics().Len(); i++ {
+		rm := md.ResourceMetrics().At(i)
+		key := ""
+		for k, v := range rm.Resource().Attributes().All() {
+			key += k + "=" + v.AsString() + ";"
+		}
+		for j := 0; j < rm.ScopeMetrics().Len(); j++ {
+			ms := rm.ScopeMetrics().At(j).Metrics()
+			for m := 0; m < ms.Len(); m++ {
+				dps := ms.At(m).Gauge().DataPoints()
+				for d := 0; d < dps.Len(); d++ {
+					s := ms.At(m).Name()
+					for k, v := range dps.At(d).Attributes().All() {
+						s += " " + k + "=" + v.AsString()
+					}
+					out[key] = append(out[key], s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestUniformIdentityLiftsInPlace(t *testing.T) {
+	md := gaugeBatch(map[string]any{"replica": "r0", "model": "m"}, map[string]any{"replica": "r0", "model": "n"})
+	New(DefaultKeys).Apply(md)
+	assert.Equal(t, map[string][]string{
+		"service.name=eng;replica=r0;": {"a model=m", "a model=n", "b model=m", "b model=n"},
+	}, resources(md))
+}
+
+func TestMixedIdentitySplitsWithoutMerging(t *testing.T) {
+	md := gaugeBatch(map[string]any{"model": "m"}, map[string]any{"replica": "r0"}, map[string]any{"replica": "r1", "role": "decode"}, map[string]any{"replica": "r0"})
+	New(DefaultKeys).Apply(md)
+	got := resources(md)
+	assert.Equal(t, map[string][]string{
+		"service.name=eng;":                         {"a model=m", "b model=m"},
+		"service.name=eng;replica=r0;":              {"a", "a", "b", "b"},
+		"service.name=eng;replica=r1;role=decode;": {"a", "b"},
+	}, got)
+	require.Equal(t, 3, md.ResourceMetrics().Len())
+	for i := 0; i < 3; i++ {
+		assert.Equal(t, 1, md.ResourceMetrics().At(i).ScopeMetrics().Len(), "one scope per resource")
+	}
+}
+
+func TestNoPointsAndNoIdentity(t *testing.T) {
+	md := gaugeBatch(map[string]any{"model": "m"})
+	New(DefaultKeys).Apply(md)
+	assert.Equal(t, map[string][]string{"service.name=eng;": {"a model=m", "b model=m"}}, resources(md))
+}
