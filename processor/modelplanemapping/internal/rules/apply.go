@@ -66,55 +66,55 @@ func (s *Set) Apply(md pmetric.Metrics, opts Options, st *Stats) {
 
 func (s *Set) applyScope(ms pmetric.MetricSlice, opts Options, st *Stats) {
 	n := ms.Len()
-	refused := false
-	// Extracted parts are appended after the originals and then planned like any metric.
+	remove := false
+	// Extracted parts are appended after the originals and then planned like any metric;
+	// their internal names always have a plan, so none survives this loop.
 	for k := 0; k < ms.Len(); k++ {
 		m := ms.At(k)
-		points := countPoints(m)
+		points := int64(countPoints(m))
 		if k < n {
-			st.In += int64(points)
+			st.In += points
 		}
-		p, ok := s.plans[m.Name()]
-		if !ok {
-			continue
-		}
-		st.Mapped += int64(points)
-		for _, x := range p.extract {
-			if !extract(m, x, ms) {
-				st.Refused[RefusedPartType]++
-			}
-			m = ms.At(k) // AppendEmpty may have moved the slice's backing array
-		}
-		for _, u := range p.convert {
-			if !convertMetric(m, u) {
-				st.Refused[RefusedBounds]++
-				m.SetName("") // removed below: never export a wrong unit
-				refused = true
-				break
+		p, ok := s.lookup(m.Name())
+		if ok {
+			st.Mapped += points
+			if !s.applyPlan(m, k, p, ms, st) {
+				remove = true
+				continue
 			}
 		}
-		if refused && m.Name() == "" {
-			continue
+		if opts.DropUnmapped && !strings.HasPrefix(m.Name(), TargetPrefix) {
+			st.Dropped += points
+			m.SetName("")
+			remove = true
 		}
-		if len(p.labels) > 0 {
-			applyLabels(m, p.labels)
-		}
-		m.SetName(p.to)
 	}
-	if !opts.DropUnmapped && !refused {
-		return
+	if remove {
+		ms.RemoveIf(func(m pmetric.Metric) bool { return m.Name() == "" })
 	}
-	ms.RemoveIf(func(m pmetric.Metric) bool {
-		name := m.Name()
-		if name == "" || IsInternalName(name) {
-			return true
+}
+
+// applyPlan runs one plan on ms[k]. It returns false, with the metric's name cleared for
+// removal, where a conversion was refused: a metric is never exported in a wrong unit.
+func (s *Set) applyPlan(m pmetric.Metric, k int, p *plan, ms pmetric.MetricSlice, st *Stats) bool {
+	for _, x := range p.extract {
+		if !extract(m, x, ms) {
+			st.Refused[RefusedPartType]++
 		}
-		if opts.DropUnmapped && !strings.HasPrefix(name, TargetPrefix) {
-			st.Dropped += int64(countPoints(m))
-			return true
+		m = ms.At(k) // AppendEmpty may have moved the slice's backing array
+	}
+	for _, u := range p.convert {
+		if !convertMetric(m, u, p) {
+			st.Refused[RefusedBounds]++
+			m.SetName("")
+			return false
 		}
-		return false
-	})
+	}
+	if len(p.labels) > 0 {
+		applyLabels(m, p.labels)
+	}
+	m.SetName(p.to)
+	return true
 }
 
 func countPoints(m pmetric.Metric) int {

@@ -6,6 +6,7 @@ package rules // import "github.com/modelplaneai/otelcol-modelplane/processor/mo
 
 import (
 	"strings"
+	"sync/atomic"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/internal/units"
@@ -39,12 +40,18 @@ type labelOp struct {
 type plan struct {
 	extract []extraction
 	convert []units.Unit
+	// desc remembers the last description rewrite: a metric's description is the same in
+	// every scrape, so rewriting it once is enough.
+	desc atomic.Pointer[descRewrite]
 	labels  []labelOp
 	to      string // final name after every rename, in order
 }
 
 // Set is a compiled, immutable list of mappings. It is safe for concurrent use.
 type Set struct {
+	// byLen[n] is set when some plan's source name is n bytes long (n < 256): most metrics
+	// of a scrape match no mapping, and this rejects them without hashing their name.
+	byLen    [256]bool
 	plans    map[string]*plan
 	mappings int
 	entries  int
@@ -110,8 +117,26 @@ func Compile(mappings []metricmapping.MetricMapping) *Set {
 			}
 		}
 		p.to = cur
+		if len(name) < len(s.byLen) {
+			s.byLen[len(name)] = true
+		}
 	}
 	return s
+}
+
+type descRewrite struct {
+	unit     units.Unit
+	from, to string
+}
+
+// description returns desc rewritten for a value converted from u.
+func (p *plan) description(desc string, u units.Unit) string {
+	if c := p.desc.Load(); c != nil && c.unit == u && c.from == desc {
+		return c.to
+	}
+	to := targetDescription(desc, u)
+	p.desc.Store(&descRewrite{unit: u, from: desc, to: to})
+	return to
 }
 
 func hasExtraction(list []extraction, name string) bool {
@@ -125,6 +150,15 @@ func hasExtraction(list []extraction, name string) bool {
 
 // Empty is a Set with no mappings.
 func Empty() *Set { return &Set{plans: map[string]*plan{}} }
+
+// lookup returns the plan for a metric name.
+func (s *Set) lookup(name string) (*plan, bool) {
+	if len(name) < len(s.byLen) && !s.byLen[len(name)] {
+		return nil, false
+	}
+	p, ok := s.plans[name]
+	return p, ok
+}
 
 // IsInternalName reports whether a name is one of the internal names of extracted parts.
 func IsInternalName(name string) bool { return strings.Contains(name, partSep) }

@@ -12,7 +12,7 @@ import (
 // convertMetric converts every value of m that is measured in u, sets m's unit to the target
 // UCUM unit and corrects its description. It returns false where the result could not be
 // represented (bounds that stop increasing); the caller then drops m.
-func convertMetric(m pmetric.Metric, u units.Unit) bool {
+func convertMetric(m pmetric.Metric, u units.Unit, p *plan) bool {
 	switch m.Type() {
 	case pmetric.MetricTypeGauge:
 		convertNumbers(m.Gauge().DataPoints(), u)
@@ -38,7 +38,7 @@ func convertMetric(m pmetric.Metric, u units.Unit) bool {
 		}
 	}
 	m.SetUnit(u.Target())
-	m.SetDescription(targetDescription(m.Description(), u))
+	m.SetDescription(p.description(m.Description(), u))
 	return true
 }
 

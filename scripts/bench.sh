@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# bench.sh BENCHSTAT: the processor against the reference chain in one run, through benchstat.
+# Writes the raw results to bench/processor.txt and the comparison to stdout.
+set -euo pipefail
+benchstat=$1
+mkdir -p bench
+go test -run '^$' -bench 'BusyNode|Growth|Phases' -count "${BENCH_COUNT:-6}" -benchtime "${BENCH_TIME:-1s}" \
+  ./processor/modelplanemapping/ | tee bench/processor.txt
+echo
+"$benchstat" -col /impl -filter '/impl:(modelplane_mapping OR reference)' bench/processor.txt
