@@ -13,14 +13,14 @@ const (
 // MetricMapping is one named list of metric translations.
 type MetricMapping struct {
 	// Name is metadata.name of the document.
-	Name string `mapstructure:"name" yaml:"-"`
+	Name string `yaml:"-"`
 	// Source says where the mapping came from, for messages: a file path, "builtin/<file>"
 	// or "config".
-	Source  string  `mapstructure:"-" yaml:"-"`
-	Metrics []Entry `mapstructure:"metrics" yaml:"metrics"`
+	Source  string  `yaml:"-"`
+	Metrics []Entry `yaml:"metrics"`
 	// OffByDefault is set by the annotation modelplane.ai/builtin-default: "false"; only the
 	// built-in catalog uses it.
-	OffByDefault bool `mapstructure:"-" yaml:"-"`
+	OffByDefault bool `yaml:"-"`
 }
 
 // AnnotationBuiltinDefault marks a catalog mapping that runs only when selected by name.
@@ -28,20 +28,20 @@ const AnnotationBuiltinDefault = "modelplane.ai/builtin-default"
 
 // Entry translates one source metric.
 type Entry struct {
-	From     string  `mapstructure:"from" yaml:"from"`
-	To       string  `mapstructure:"to" yaml:"to"`
-	FromUnit string  `mapstructure:"fromUnit" yaml:"fromUnit,omitempty"`
-	Part     string  `mapstructure:"part" yaml:"part,omitempty"`
-	Labels   []Label `mapstructure:"labels" yaml:"labels,omitempty"`
+	From     string  `yaml:"from"`
+	To       string  `yaml:"to"`
+	FromUnit string  `yaml:"fromUnit,omitempty"`
+	Part     string  `yaml:"part,omitempty"`
+	Labels   []Label `yaml:"labels,omitempty"`
 }
 
 // Label sets one datapoint attribute: either a fixed Value, or a copy of attribute From
 // with its values optionally rewritten through Values.
 type Label struct {
-	Name   string            `mapstructure:"name" yaml:"name"`
-	Value  *string           `mapstructure:"value" yaml:"value,omitempty"`
-	From   string            `mapstructure:"from" yaml:"from,omitempty"`
-	Values map[string]string `mapstructure:"values" yaml:"values,omitempty"`
+	Name   string            `yaml:"name"`
+	Value  *string           `yaml:"value,omitempty"`
+	From   string            `yaml:"from,omitempty"`
+	Values map[string]string `yaml:"values,omitempty"`
 }
 
 // Parts an entry may extract.

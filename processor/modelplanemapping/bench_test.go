@@ -72,7 +72,7 @@ func runBatches(b *testing.B, p processor.Metrics, in pmetric.Metrics) {
 	warm := pmetric.NewMetrics()
 	in.CopyTo(warm)
 	require.NoError(b, p.ConsumeMetrics(ctx, warm))
-	const chunk = 32
+	const chunk = 128
 	batch := make([]pmetric.Metrics, chunk)
 	b.ReportAllocs()
 	b.ResetTimer()

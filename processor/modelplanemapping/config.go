@@ -1,13 +1,16 @@
 package modelplanemapping // import "github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/collector/confmap"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
@@ -24,8 +27,10 @@ type Config struct {
 	MappingFiles []string `mapstructure:"mapping_files"`
 	// ReloadInterval is how often mapping files are checked for changes.
 	ReloadInterval time.Duration `mapstructure:"reload_interval"`
-	// Mappings are inline MetricMappings. They run after the files, in order.
-	Mappings []InlineMapping `mapstructure:"mappings"`
+	// Mappings are inline MetricMappings. They run after the files, in order. Their fields
+	// are spelt as in a MetricMapping (fromUnit), so a spec can be pasted unchanged; they are
+	// decoded by Unmarshal.
+	Mappings []InlineMapping `mapstructure:"-"`
 	// Identity keeps each series' identity on its resource.
 	Identity IdentityConfig `mapstructure:"identity"`
 	// DropUnmapped drops every metric that is not modelplane_* after mapping.
@@ -40,8 +45,8 @@ type BuiltinSelection struct {
 
 // InlineMapping is a MetricMapping written in the collector config.
 type InlineMapping struct {
-	Name    string                `mapstructure:"name"`
-	Metrics []metricmapping.Entry `mapstructure:"metrics"`
+	Name    string                `yaml:"name"`
+	Metrics []metricmapping.Entry `yaml:"metrics"`
 }
 
 // IdentityConfig keeps only identity resource attributes and lifts identity datapoint
@@ -82,6 +87,21 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 		default:
 			return fmt.Errorf("builtin: want true, false or a list of mapping names, got %v", v)
 		}
+	}
+	if v, ok := raw["mappings"]; ok {
+		delete(raw, "mappings")
+		// Decode strictly with the MetricMapping field names: a misspelt field is an error.
+		data, err := yaml.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("mappings: %w", err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		var ms []InlineMapping
+		if err := dec.Decode(&ms); err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("mappings: %w", err)
+		}
+		c.Mappings = ms
 	}
 	type plain Config // without Unmarshal, so the next call does not recurse
 	return confmap.NewFromStringMap(raw).Unmarshal((*plain)(c))

@@ -64,12 +64,14 @@ func loadFiles(patterns []string, prev map[string]*fileState) (*fileSet, []error
 			continue
 		}
 		res := metricmapping.Decode(f, data)
-		errs = append(errs, res.Errors...)
 		if old, ok := prev[f]; ok && len(res.Errors) > 0 {
-			errs = append(errs, fmt.Errorf("%s: kept the last good version of this file (%d mappings)", f, len(old.mappings)))
+			for _, err := range res.Errors {
+				errs = append(errs, fmt.Errorf("%w; kept the last good version of the file", err))
+			}
 			next[f] = &fileState{data: data, mappings: old.mappings}
 			continue
 		}
+		errs = append(errs, res.Errors...)
 		next[f] = &fileState{data: data, mappings: res.Mappings}
 	}
 	if len(patterns) > 0 && len(files) == 0 {

@@ -16,7 +16,7 @@ func BenchmarkPhases(b *testing.B) {
 	set := rules.Compile(anchorMappings(b))
 	keeper := identity.New(identity.DefaultKeys)
 	run := func(b *testing.B, f func(md pmetric.Metrics)) {
-		const chunk = 32
+		const chunk = 128
 		batch := make([]pmetric.Metrics, chunk)
 		b.ReportAllocs()
 		b.ResetTimer()

@@ -81,3 +81,5 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	os.Exit(m.Run())
 }
+
+func processortestSettings() processor.Settings { return processortest.NewNopSettings(metadata.Type) }

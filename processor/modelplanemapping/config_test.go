@@ -1,0 +1,104 @@
+package modelplanemapping
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadata"
+)
+
+func loadNamed(t *testing.T, name string) (*Config, error) {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config", "config.yaml"))
+	require.NoError(t, err)
+	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, name).String())
+	require.NoError(t, err)
+	cfg := createDefaultConfig()
+	if err := sub.Unmarshal(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, confmap.Validate(cfg)
+}
+
+func TestLoadConfig(t *testing.T) {
+	cfg, err := loadNamed(t, "")
+	require.NoError(t, err)
+	assert.Equal(t, createDefaultConfig(), cfg)
+	assert.Equal(t, BuiltinSelection{Enabled: true}, cfg.Builtin)
+	assert.Equal(t, identity.DefaultKeys, cfg.Identity.Keys)
+
+	cfg, err = loadNamed(t, "all")
+	require.NoError(t, err)
+	assert.Equal(t, BuiltinSelection{Enabled: true, Names: []string{"modelplane-vllm", "modelplane-gpu"}}, cfg.Builtin)
+	assert.Equal(t, []string{"/etc/otelcol-modelplane/mappings/*.yaml"}, cfg.MappingFiles)
+	assert.Equal(t, 5*time.Second, cfg.ReloadInterval)
+	assert.False(t, cfg.Identity.Enabled)
+	assert.False(t, cfg.DropUnmapped)
+	require.Len(t, cfg.Mappings, 1)
+	assert.Equal(t, []metricmapping.Label{{Name: "reason", From: "finish_reason", Values: map[string]string{"eos": "stop"}}}, cfg.Mappings[0].Metrics[1].Labels)
+
+	cfg, err = loadNamed(t, "nobuiltin")
+	require.NoError(t, err)
+	assert.False(t, cfg.Builtin.Enabled)
+}
+
+func TestConfigErrors(t *testing.T) {
+	cases := map[string]string{
+		"badunit":        `config mappings[0]: MetricMapping "my-engine": metrics[0].fromUnit: unknown unit "Milisecond"`,
+		"badbuiltin":     `builtin: unknown mapping "modelplane-nope" (want some of [modelplane-gateway modelplane-gpu modelplane-gpu-dcgm49 modelplane-picker modelplane-picker-legacy modelplane-sglang modelplane-vllm])`,
+		"badbuiltintype": `builtin: want true, false or a list of mapping names, got 3`,
+		"badglob":        `mapping_files[0]: bad glob "/etc/[x.yaml"`,
+	}
+	for name, want := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := loadNamed(t, name)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), want)
+		})
+	}
+}
+
+// `otelcol-modelplane validate` checks mapping files too; a running collector does not fail
+// on them.
+func TestStrictFileValidation(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: x}\nspec:\n  metrics:\n  - {from: a, to: requests}\n"), 0o600))
+	cfg := createDefaultConfig()
+	cfg.MappingFiles = []string{filepath.Join(dir, "*.yaml")}
+	require.NoError(t, cfg.Validate())
+	SetStrictFileValidation(true)
+	defer SetStrictFileValidation(false)
+	err := cfg.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), bad+`: MetricMapping "x": metrics[0].to: "requests" does not match ^modelplane_[a-z0-9_]*[a-z0-9]$`)
+}
+
+// The built-in catalog loads through the user decoder, holds Modelplane's 29 entries, and
+// every mapping in it is valid.
+func TestBuiltinCatalogCoversReference(t *testing.T) {
+	cfg := createDefaultConfig()
+	p, err := newProcessor(processortestSettings(), cfg)
+	require.NoError(t, err)
+	ours := map[string]string{}
+	for _, m := range p.builtins {
+		for _, e := range m.Metrics {
+			ours[e.From+"/"+e.Part] = e.To + "/" + e.FromUnit
+		}
+	}
+	for _, m := range anchorMappings(t) {
+		for _, e := range m.Metrics {
+			assert.Equal(t, e.To+"/"+e.FromUnit, ours[e.From+"/"+e.Part], "reference entry %s", e.From)
+		}
+	}
+}

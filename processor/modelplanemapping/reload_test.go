@@ -1,0 +1,174 @@
+package modelplanemapping
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/processor/processortest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadata"
+)
+
+func mappingDoc(version string) string {
+	return fmt.Sprintf(`apiVersion: modelplane.ai/v1alpha1
+kind: MetricMapping
+metadata:
+  name: reload
+spec:
+  metrics:
+  - from: src_a
+    to: modelplane_%[1]s_a
+  - from: src_b
+    to: modelplane_%[1]s_b
+`, version)
+}
+
+// flow sends batches through the processor until stopped and checks every output: both
+// metrics mapped by the same version, or both dropped. It records which versions it saw.
+type flow struct {
+	seen    sync.Map // version -> true
+	batches atomic.Int64
+	bad     atomic.Value
+}
+
+func (f *flow) check(md pmetric.Metrics) {
+	f.batches.Add(1)
+	var names []string
+	for i := 0; i < md.ResourceMetrics().Len(); i++ {
+		ms := md.ResourceMetrics().At(i).ScopeMetrics().At(0).Metrics()
+		for j := 0; j < ms.Len(); j++ {
+			names = append(names, ms.At(j).Name())
+		}
+	}
+	switch len(names) {
+	case 0:
+		f.seen.Store("none", true)
+	case 2:
+		va := strings.TrimSuffix(strings.TrimPrefix(names[0], "modelplane_"), "_a")
+		if names[1] != "modelplane_"+va+"_b" {
+			f.bad.Store(fmt.Sprintf("half-applied batch: %v", names))
+		}
+		f.seen.Store(va, true)
+	default:
+		f.bad.Store(fmt.Sprintf("unexpected batch: %v", names))
+	}
+}
+
+func batch() pmetric.Metrics {
+	md := pmetric.NewMetrics()
+	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
+	for _, n := range []string{"src_a", "src_b"} {
+		m := ms.AppendEmpty()
+		m.SetName(n)
+		m.SetEmptyGauge().DataPoints().AppendEmpty().SetIntValue(1)
+	}
+	return md
+}
+
+// Add, change, break, fix and remove a mapping file, then a ConfigMap-style symlink swap,
+// while data flows: every batch is mapped wholly by one version, and a broken update keeps
+// the last good mappings with one warning naming the file, the field and the value.
+func TestReloadWhileDataFlows(t *testing.T) {
+	dir := t.TempDir()
+	core, logs := observer.New(zap.InfoLevel)
+	set := processortest.NewNopSettings(metadata.Type)
+	set.Logger = zap.New(core)
+
+	cfg := createDefaultConfig()
+	cfg.Builtin.Enabled = false
+	cfg.Identity.Enabled = false
+	cfg.ReloadInterval = 20 * time.Millisecond
+	cfg.MappingFiles = []string{filepath.Join(dir, "*.yaml")}
+	require.NoError(t, cfg.Validate())
+
+	f := &flow{}
+	// processMetrics is called directly, so each output batch can be checked on its own.
+	inner, err := newProcessor(set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, inner.start(context.Background(), componenttest.NewNopHost()))
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				md := batch()
+				out, err := inner.processMetrics(context.Background(), md)
+				if err == nil {
+					f.check(out)
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		close(stop)
+		wg.Wait()
+		require.NoError(t, inner.shutdown(context.Background()))
+	})
+
+	saw := func(v string) {
+		t.Helper()
+		require.Eventually(t, func() bool { _, ok := f.seen.Load(v); return ok }, 5*time.Second, 10*time.Millisecond, "version %s never applied", v)
+		f.seen = sync.Map{}
+		require.Eventually(t, func() bool { _, ok := f.seen.Load(v); return ok }, 5*time.Second, 10*time.Millisecond)
+	}
+	path := filepath.Join(dir, "engine.yaml")
+
+	saw("none") // no file yet: everything is dropped
+	require.NoError(t, os.WriteFile(path, []byte(mappingDoc("v1")), 0o600))
+	saw("v1") // added
+	require.NoError(t, os.WriteFile(path, []byte(mappingDoc("v2")), 0o600))
+	saw("v2") // changed
+	broken := strings.Replace(mappingDoc("v3"), "to: modelplane_v3_b", "to: modelplane_v3_b\n    fromUnit: Milisecond", 1)
+	require.NoError(t, os.WriteFile(path, []byte(broken), 0o600))
+	brokenWarnings := func() []observer.LoggedEntry {
+		return logs.FilterMessage("Skipped a mapping").Filter(func(e observer.LoggedEntry) bool {
+			return strings.Contains(e.ContextMap()["error"].(string), "Milisecond")
+		}).All()
+	}
+	require.Eventually(t, func() bool { return len(brokenWarnings()) > 0 }, 5*time.Second, 10*time.Millisecond)
+	warn := brokenWarnings()[0].ContextMap()["error"].(string)
+	assert.Equal(t, path+`: MetricMapping "reload": metrics[1].fromUnit: unknown unit "Milisecond" (want one of Millijoules, Milliseconds, Nanoseconds, Mebibytes, Percent, Microseconds, Kibibytes, Gibibytes, Kilobytes, Megabytes, Gigabytes, Milliwatts); kept the last good version of the file`, warn)
+	saw("v2") // broken: the last good version stays
+	assert.Len(t, brokenWarnings(), 1, "one warning per broken update, not one per poll")
+	require.NoError(t, os.WriteFile(path, []byte(mappingDoc("v4")), 0o600))
+	saw("v4") // fixed
+	require.NoError(t, os.Remove(path))
+	saw("none") // removed
+
+	// Kubernetes ConfigMap volume: engine.yaml -> ..data/engine.yaml, ..data -> ..<timestamp>,
+	// and an update swaps ..data atomically.
+	for i, v := range []string{"v5", "v6"} {
+		ts := filepath.Join(dir, fmt.Sprintf("..2026_11_29_%d", i))
+		require.NoError(t, os.Mkdir(ts, 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(ts, "engine.yaml"), []byte(mappingDoc(v)), 0o600))
+		tmp := filepath.Join(dir, "..data_tmp")
+		require.NoError(t, os.Symlink(filepath.Base(ts), tmp))
+		require.NoError(t, os.Rename(tmp, filepath.Join(dir, "..data")))
+		if i == 0 {
+			require.NoError(t, os.Symlink(filepath.Join("..data", "engine.yaml"), path))
+		}
+		saw(v)
+	}
+	assert.Nil(t, f.bad.Load())
+	assert.Positive(t, f.batches.Load())
+}
+
