@@ -4,7 +4,7 @@
 set -euo pipefail
 benchstat=$1
 mkdir -p bench
-go test -timeout 0 -run '^$' -bench 'BusyNode|Growth|Phases' -count "${BENCH_COUNT:-6}" -benchtime "${BENCH_TIME:-1s}" \
+go test -timeout 0 -run '^$' -bench 'BusyNode|Growth|Phases' -count "${BENCH_COUNT:-5}" -benchtime "${BENCH_TIME:-500x}" \
   ./processor/modelplanemapping/ | tee bench/processor.txt
 echo
 "$benchstat" -col /impl -filter '/impl:(modelplane_mapping OR reference)' bench/processor.txt

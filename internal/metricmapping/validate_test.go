@@ -64,7 +64,9 @@ func TestValidateRules(t *testing.T) {
 			m.Metrics[3].Labels[0].Value = str("x")
 		}, `metrics[3].labels[0].values: needs from`},
 		{"label from pattern", func(m *MetricMapping) { m.Metrics[3].Labels[0].From = "finish-reason" }, `metrics[3].labels[0].from: "finish-reason" does not match`},
-		{"value length", func(m *MetricMapping) { m.Metrics[0].Labels = []Label{{Name: "a", Value: str(strings.Repeat("v", 254))}} }, `metrics[0].labels[0].value: "` + strings.Repeat("v", 254) + `" is longer than 253 characters`},
+		{"value length", func(m *MetricMapping) {
+			m.Metrics[0].Labels = []Label{{Name: "a", Value: str(strings.Repeat("v", 254))}}
+		}, `metrics[0].labels[0].value: "` + strings.Repeat("v", 254) + `" is longer than 253 characters`},
 		{"too many values", func(m *MetricMapping) {
 			for i := 0; i < 33; i++ {
 				m.Metrics[3].Labels[0].Values[fmt.Sprint(i)] = "x"

@@ -171,4 +171,3 @@ func TestReloadWhileDataFlows(t *testing.T) {
 	assert.Nil(t, f.bad.Load())
 	assert.Positive(t, f.batches.Load())
 }
-

@@ -66,8 +66,8 @@ func TestMixedIdentitySplitsWithoutMerging(t *testing.T) {
 	New(DefaultKeys).Apply(md)
 	got := resources(md)
 	assert.Equal(t, map[string][]string{
-		"service.name=eng;":                         {"a model=m", "b model=m"},
-		"service.name=eng;replica=r0;":              {"a", "a", "b", "b"},
+		"service.name=eng;":                        {"a model=m", "b model=m"},
+		"service.name=eng;replica=r0;":             {"a", "a", "b", "b"},
 		"service.name=eng;replica=r1;role=decode;": {"a", "b"},
 	}, got)
 	require.Equal(t, 3, md.ResourceMetrics().Len())

@@ -42,9 +42,9 @@ type plan struct {
 	convert []units.Unit
 	// desc remembers the last description rewrite: a metric's description is the same in
 	// every scrape, so rewriting it once is enough.
-	desc atomic.Pointer[descRewrite]
-	labels  []labelOp
-	to      string // final name after every rename, in order
+	desc   atomic.Pointer[descRewrite]
+	labels []labelOp
+	to     string // final name after every rename, in order
 }
 
 // Set is a compiled, immutable list of mappings. It is safe for concurrent use.

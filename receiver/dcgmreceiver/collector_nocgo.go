@@ -1,0 +1,27 @@
+//go:build !cgo
+
+package dcgmreceiver
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.uber.org/zap"
+)
+
+// gpuSupport says whether this build can read GPUs: NVML needs cgo.
+const gpuSupport = false
+
+type noGPU struct{}
+
+func newCollector(_ *Config, logger *zap.Logger) collector {
+	logger.Warn("GPU support was not built in (this binary was built with CGO_ENABLED=0): the dcgm receiver emits nothing")
+	return noGPU{}
+}
+
+func (noGPU) collect(context.Context, time.Time) (pmetric.Metrics, error) {
+	return pmetric.NewMetrics(), nil
+}
+
+func (noGPU) shutdown() error { return nil }

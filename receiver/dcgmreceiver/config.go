@@ -1,0 +1,87 @@
+package dcgmreceiver // import "github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Config of the dcgm receiver.
+type Config struct {
+	// CollectionInterval is how often the GPUs are read.
+	CollectionInterval time.Duration `mapstructure:"collection_interval"`
+	// RetryInterval is how often a missing NVML library or driver is looked for again.
+	RetryInterval time.Duration `mapstructure:"retry_interval"`
+	// LibraryPath is the NVML library to load; empty lets the dynamic loader find
+	// libnvidia-ml.so.1.
+	LibraryPath string `mapstructure:"library_path"`
+	// Metrics turns single fields on or off, by dcgm-exporter name:
+	// `DCGM_FI_DEV_THERMAL_VIOLATION: {enabled: true}`.
+	Metrics map[string]MetricConfig `mapstructure:"metrics"`
+	// Profiling is "auto" (DCGM_FI_PROF_* from NVML GPU Performance Monitoring where the GPU
+	// supports it: Hopper and newer) or "off".
+	Profiling string `mapstructure:"profiling"`
+	// PodResourcesSocket is the kubelet PodResources v1 socket; used when it exists.
+	PodResourcesSocket string `mapstructure:"pod_resources_socket"`
+	// Hostname is the Hostname label; default NODE_NAME, then the host name.
+	Hostname string `mapstructure:"hostname"`
+}
+
+// MetricConfig switches one field.
+type MetricConfig struct {
+	Enabled bool `mapstructure:"enabled"`
+}
+
+const (
+	ProfilingAuto = "auto"
+	ProfilingOff  = "off"
+)
+
+func createDefaultConfig() *Config {
+	return &Config{
+		CollectionInterval: 15 * time.Second,
+		RetryInterval:      time.Minute,
+		Profiling:          ProfilingAuto,
+		PodResourcesSocket: "/var/lib/kubelet/pod-resources/kubelet.sock",
+	}
+}
+
+// Validate checks the config.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.CollectionInterval <= 0 {
+		errs = append(errs, fmt.Errorf("collection_interval: must be positive, got %v", c.CollectionInterval))
+	}
+	if c.RetryInterval <= 0 {
+		errs = append(errs, fmt.Errorf("retry_interval: must be positive, got %v", c.RetryInterval))
+	}
+	if c.Profiling != ProfilingAuto && c.Profiling != ProfilingOff {
+		errs = append(errs, fmt.Errorf("profiling: %q is not one of auto, off", c.Profiling))
+	}
+	for name := range c.Metrics {
+		if _, ok := fieldByName[name]; !ok {
+			errs = append(errs, fmt.Errorf("metrics: unknown field %q", name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// enabled reports whether a field is collected.
+func (c *Config) enabled(f *field) bool {
+	if mc, ok := c.Metrics[f.name]; ok {
+		return mc.Enabled
+	}
+	return f.defaultOn
+}
+
+func (c *Config) hostname() string {
+	if c.Hostname != "" {
+		return c.Hostname
+	}
+	if n := os.Getenv("NODE_NAME"); n != "" {
+		return n
+	}
+	h, _ := os.Hostname()
+	return h
+}

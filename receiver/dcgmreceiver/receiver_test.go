@@ -1,0 +1,402 @@
+//go:build cgo
+
+package dcgmreceiver
+
+import (
+	"context"
+	"net"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh200"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+	"go.uber.org/goleak"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+	"google.golang.org/grpc"
+	podresourcesv1 "k8s.io/kubelet/pkg/apis/podresources/v1"
+
+	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadata"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// withNVML makes the receiver load lib instead of the real library.
+func withNVML(t *testing.T, lib nvml.Interface) {
+	old := newNVML
+	newNVML = func(*Config) nvml.Interface { return lib }
+	t.Cleanup(func() { newNVML = old })
+}
+
+func testConfig(t *testing.T) *Config {
+	cfg := createDefaultConfig()
+	cfg.Hostname = "gpu-node-01"
+	cfg.PodResourcesSocket = filepath.Join(t.TempDir(), "absent.sock")
+	require.NoError(t, cfg.Validate())
+	return cfg
+}
+
+func newTestCollector(t *testing.T, cfg *Config, lib nvml.Interface) (*nvmlCollector, *observer.ObservedLogs) {
+	withNVML(t, lib)
+	core, logs := observer.New(zap.DebugLevel)
+	c := newCollector(cfg, zap.New(core)).(*nvmlCollector)
+	t.Cleanup(func() { require.NoError(t, c.shutdown()) })
+	return c, logs
+}
+
+// point is one collected point, flattened.
+type point struct {
+	name, desc string
+	counter    bool
+	attrs      map[string]any
+	value      float64
+}
+
+func points(md pmetric.Metrics) []point {
+	var out []point
+	for i := 0; i < md.ResourceMetrics().Len(); i++ {
+		sms := md.ResourceMetrics().At(i).ScopeMetrics()
+		for j := 0; j < sms.Len(); j++ {
+			ms := sms.At(j).Metrics()
+			for k := 0; k < ms.Len(); k++ {
+				m := ms.At(k)
+				dps := pmetric.NewNumberDataPointSlice()
+				counter := m.Type() == pmetric.MetricTypeSum
+				if counter {
+					dps = m.Sum().DataPoints()
+				} else {
+					dps = m.Gauge().DataPoints()
+				}
+				for d := 0; d < dps.Len(); d++ {
+					out = append(out, point{m.Name(), m.Description(), counter, dps.At(d).Attributes().AsRaw(), dps.At(d).DoubleValue()})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func find(ps []point, name, gpu string) []point {
+	var out []point
+	for _, p := range ps {
+		if p.name == name && p.attrs["gpu"] == gpu {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func TestCollectValuesUnitsTypesAndLabels(t *testing.T) {
+	node := newFakeNode(h100State(), l4State())
+	c, _ := newTestCollector(t, testConfig(t), node)
+	md, err := c.collect(context.Background(), time.Now())
+	require.NoError(t, err)
+	ps := points(md)
+
+	fb := find(ps, "DCGM_FI_DEV_FB_USED", "0")
+	require.Len(t, fb, 1)
+	assert.Equal(t, 61245.0, fb[0].value, "MiB")
+	assert.Equal(t, "Framebuffer memory used (in MiB).", fb[0].desc)
+	assert.False(t, fb[0].counter)
+	assert.Equal(t, map[string]any{
+		"gpu": "0", "UUID": "GPU-8d2f4a61-3c7e-9b15-2e44-71f0a9c35b2d", "pci_bus_id": "00000000:18:00.0",
+		"device": "nvidia0", "modelName": "NVIDIA H100 80GB HBM3", "Hostname": "gpu-node-01", "DCGM_FI_DRIVER_VERSION": "580.95.05",
+	}, fb[0].attrs)
+
+	energy := find(ps, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "1")
+	require.Len(t, energy, 1)
+	assert.True(t, energy[0].counter, "energy is a counter")
+	assert.Equal(t, 41903361207.0, energy[0].value, "mJ")
+	assert.Equal(t, 512.347, find(ps, "DCGM_FI_DEV_POWER_USAGE", "0")[0].value, "W")
+	assert.Equal(t, 1980.0, find(ps, "DCGM_FI_DEV_SM_CLOCK", "0")[0].value, "MHz")
+	assert.Equal(t, 97.0, find(ps, "DCGM_FI_DEV_GPU_UTIL", "0")[0].value, "percent")
+	assert.Equal(t, 470.0, find(ps, "DCGM_FI_DEV_FB_RESERVED", "1")[0].value)
+	// Opt-in fields are off by default; profiling needs two samples.
+	assert.Empty(t, find(ps, "DCGM_FI_DEV_THERMAL_VIOLATION", "0"))
+	assert.Empty(t, find(ps, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "0"))
+}
+
+// Profiling ratios come from GPM between two collections, only on GPUs that have GPM.
+func TestProfilingFromGPM(t *testing.T) {
+	noGPM := l4State()
+	noGPM.GPM = nil
+	node := newFakeNode(h100State(), noGPM)
+	c, logs := newTestCollector(t, testConfig(t), node)
+	_, err := c.collect(context.Background(), time.Now())
+	require.NoError(t, err)
+	md, err := c.collect(context.Background(), time.Now())
+	require.NoError(t, err)
+	ps := points(md)
+	gr := find(ps, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "0")
+	require.Len(t, gr, 1)
+	assert.Equal(t, 0.962318, gr[0].value)
+	assert.Equal(t, 0.487152, find(ps, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "0")[0].value)
+	assert.Equal(t, 0.412907, find(ps, "DCGM_FI_PROF_DRAM_ACTIVE", "0")[0].value)
+	assert.Empty(t, find(ps, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "1"), "never invented for a GPU without GPM")
+	assert.Equal(t, 1, logs.FilterMessageSnippet("no DCGM_FI_PROF_* series").Len())
+
+	cfg := testConfig(t)
+	cfg.Profiling = ProfilingOff
+	c2, _ := newTestCollector(t, cfg, newFakeNode(h100State()))
+	for i := 0; i < 2; i++ {
+		md, err = c2.collect(context.Background(), time.Now())
+		require.NoError(t, err)
+	}
+	assert.Empty(t, find(points(md), "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "0"))
+}
+
+// A field a GPU does not support is skipped for that GPU and logged once; a lost GPU stops
+// only its own series.
+func TestUnsupportedFieldAndLostGPU(t *testing.T) {
+	a, b, lost := h100State(), l4State(), h100State()
+	b.Unsupported = map[string]bool{"DCGM_FI_DEV_PCIE_REPLAY_COUNTER": true}
+	lost.UUID, lost.Minor = "GPU-lost", 2
+	node := newFakeNode(a, b, lost)
+	c, logs := newTestCollector(t, testConfig(t), node)
+	for i := 0; i < 3; i++ {
+		md, err := c.collect(context.Background(), time.Now())
+		require.NoError(t, err)
+		ps := points(md)
+		assert.Len(t, find(ps, "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "0"), 1)
+		assert.Empty(t, find(ps, "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "1"))
+		assert.Len(t, find(ps, "DCGM_FI_DEV_FB_USED", "1"), 1)
+		if i == 1 {
+			node.set(2, func(s *gpuState) { s.Lost = true })
+		}
+		if i == 2 {
+			assert.Empty(t, find(ps, "DCGM_FI_DEV_FB_USED", "2"), "lost GPU")
+			assert.Len(t, find(ps, "DCGM_FI_DEV_FB_USED", "0"), 1, "others keep flowing")
+		} else {
+			assert.Len(t, find(ps, "DCGM_FI_DEV_FB_USED", "2"), 1)
+		}
+	}
+	assert.Equal(t, 1, logs.FilterMessageSnippet("does not report a field").Len())
+	assert.Equal(t, 1, logs.FilterMessageSnippet("GPU is lost").Len())
+}
+
+// No driver or library: collection is idle with one warning, and retried.
+func TestNoLibraryIsIdleAndRetries(t *testing.T) {
+	node := newFakeNode(h100State())
+	available := false
+	node.InitFunc = func() nvml.Return {
+		if !available {
+			return nvml.ERROR_LIBRARY_NOT_FOUND
+		}
+		return nvml.SUCCESS
+	}
+	cfg := testConfig(t)
+	cfg.RetryInterval = time.Minute
+	c, logs := newTestCollector(t, cfg, node)
+	now := time.Now()
+	for i := 0; i < 3; i++ {
+		md, err := c.collect(context.Background(), now.Add(time.Duration(i)*time.Second))
+		require.NoError(t, err)
+		assert.Zero(t, md.DataPointCount())
+	}
+	assert.Equal(t, 1, logs.FilterMessageSnippet("NVML is not available").Len())
+	available = true
+	md, err := c.collect(context.Background(), now.Add(30*time.Second))
+	require.NoError(t, err)
+	assert.Zero(t, md.DataPointCount(), "not retried before retry_interval")
+	md, err = c.collect(context.Background(), now.Add(2*time.Minute))
+	require.NoError(t, err)
+	assert.Positive(t, md.DataPointCount(), "retried and found")
+}
+
+func TestOptInFields(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Metrics = map[string]MetricConfig{}
+	for _, n := range []string{"DCGM_FI_DEV_THERMAL_VIOLATION", "DCGM_FI_DEV_POWER_VIOLATION", "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL"} {
+		cfg.Metrics[n] = MetricConfig{Enabled: true}
+	}
+	cfg.Metrics["DCGM_FI_DEV_SM_CLOCK"] = MetricConfig{Enabled: false}
+	require.NoError(t, cfg.Validate())
+	c, _ := newTestCollector(t, cfg, newFakeNode(h100State()))
+	md, err := c.collect(context.Background(), time.Now())
+	require.NoError(t, err)
+	ps := points(md)
+	thermal := find(ps, "DCGM_FI_DEV_THERMAL_VIOLATION", "0")
+	require.Len(t, thermal, 1)
+	assert.True(t, thermal[0].counter)
+	assert.Equal(t, 1.5e9, thermal[0].value, "ns")
+	assert.Equal(t, 3.0, find(ps, "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "0")[0].value)
+	assert.Equal(t, 36.0, find(ps, "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "0")[0].value, "18 links x 2")
+	assert.Empty(t, find(ps, "DCGM_FI_DEV_SM_CLOCK", "0"))
+
+	bad := testConfig(t)
+	bad.Metrics = map[string]MetricConfig{"DCGM_FI_DEV_NOPE": {Enabled: true}}
+	assert.ErrorContains(t, bad.Validate(), `metrics: unknown field "DCGM_FI_DEV_NOPE"`)
+}
+
+// MIG instances get their framebuffer series with GPU_I_PROFILE and GPU_I_ID.
+func TestMIG(t *testing.T) {
+	node := newFakeNode(h100State())
+	d := node.devices[0]
+	d.MigMode = nvml.DEVICE_MIG_ENABLE
+	d.GetMaxMigDeviceCountFunc = func() (int, nvml.Return) { return 7, nvml.SUCCESS }
+	d.GetMigDeviceHandleByIndexFunc = func(i int) (nvml.Device, nvml.Return) {
+		if i > 1 {
+			return nil, nvml.ERROR_NOT_FOUND
+		}
+		return &mock.Device{
+			GetGpuInstanceIdFunc: func() (int, nvml.Return) { return []int{1, 5}[i], nvml.SUCCESS },
+			GetUUIDFunc:          func() (string, nvml.Return) { return []string{"MIG-aaaa", "MIG-bbbb"}[i], nvml.SUCCESS },
+			GetNameFunc: func() (string, nvml.Return) {
+				return []string{"NVIDIA H100 80GB HBM3 MIG 1g.10gb", "NVIDIA H100 80GB HBM3 MIG 3g.40gb"}[i], nvml.SUCCESS
+			},
+			GetMemoryInfoFunc: func() (nvml.Memory, nvml.Return) {
+				return nvml.Memory{Used: uint64(1000+i) << 20, Free: 10 << 20}, nvml.SUCCESS
+			},
+		}, nvml.SUCCESS
+	}
+	c, _ := newTestCollector(t, testConfig(t), node)
+	md, err := c.collect(context.Background(), time.Now())
+	require.NoError(t, err)
+	var mig []point
+	for _, p := range find(points(md), "DCGM_FI_DEV_FB_USED", "0") {
+		if p.attrs["GPU_I_ID"] != nil {
+			mig = append(mig, p)
+		}
+	}
+	require.Len(t, mig, 2)
+	assert.Equal(t, "1g.10gb", mig[0].attrs["GPU_I_PROFILE"])
+	assert.Equal(t, "1", mig[0].attrs["GPU_I_ID"])
+	assert.Equal(t, 1000.0, mig[0].value)
+	assert.Equal(t, "3g.40gb", mig[1].attrs["GPU_I_PROFILE"])
+	assert.Equal(t, "5", mig[1].attrs["GPU_I_ID"])
+}
+
+// fakeKubelet is a PodResources v1 server on a unix socket in a temporary folder.
+type fakeKubelet struct {
+	podresourcesv1.UnimplementedPodResourcesListerServer
+	pods []*podresourcesv1.PodResources
+}
+
+func (f *fakeKubelet) List(context.Context, *podresourcesv1.ListPodResourcesRequest) (*podresourcesv1.ListPodResourcesResponse, error) {
+	return &podresourcesv1.ListPodResourcesResponse{PodResources: f.pods}, nil
+}
+
+func startKubelet(t *testing.T, pods ...*podresourcesv1.PodResources) string {
+	sock := filepath.Join(t.TempDir(), "kubelet.sock")
+	ln, err := net.Listen("unix", sock)
+	require.NoError(t, err)
+	srv := grpc.NewServer()
+	podresourcesv1.RegisterPodResourcesListerServer(srv, &fakeKubelet{pods: pods})
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	return sock
+}
+
+func pod(ns, name, container, resource string, ids ...string) *podresourcesv1.PodResources {
+	return &podresourcesv1.PodResources{Name: name, Namespace: ns, Containers: []*podresourcesv1.ContainerResources{{
+		Name: container, Devices: []*podresourcesv1.ContainerDevices{{ResourceName: resource, DeviceIds: ids}},
+	}}}
+}
+
+// Pods from the kubelet: GPU UUIDs, time-sliced ::N replicas, GKE nvidiaN names, MIG UUIDs
+// and GKE nvidiaN/giM names.
+func TestPodAttribution(t *testing.T) {
+	a, b, g := h100State(), l4State(), h100State()
+	g.UUID, g.Minor = "GPU-gke", 2
+	node := newFakeNode(a, b, g)
+	node.devices[0].MigMode = nvml.DEVICE_MIG_DISABLE
+	sock := startKubelet(t,
+		pod("ml-training", "llama-finetune-7d9f8b6c5d-x2kqp", "trainer", "nvidia.com/gpu", a.UUID),
+		pod("inference", "vllm-a", "vllm", "nvidia.com/gpu", b.UUID+"::0"),
+		pod("inference", "vllm-b", "vllm", "nvidia.com/gpu", b.UUID+"::1"),
+		pod("gke", "job", "main", "nvidia.com/gpu", "nvidia2"),
+		pod("other", "cpu-only", "main", "cpu", "0"),
+	)
+	cfg := testConfig(t)
+	cfg.PodResourcesSocket = sock
+	c, _ := newTestCollector(t, cfg, node)
+	md, err := c.collect(context.Background(), time.Now())
+	require.NoError(t, err)
+	ps := points(md)
+	owners := func(gpu string) []string {
+		var out []string
+		for _, p := range find(ps, "DCGM_FI_DEV_FB_USED", gpu) {
+			out = append(out, p.attrs["namespace"].(string)+"/"+p.attrs["pod"].(string)+"/"+p.attrs["container"].(string))
+		}
+		sort.Strings(out)
+		return out
+	}
+	assert.Equal(t, []string{"ml-training/llama-finetune-7d9f8b6c5d-x2kqp/trainer"}, owners("0"))
+	assert.Equal(t, []string{"inference/vllm-a/vllm", "inference/vllm-b/vllm"}, owners("1"), "time-sliced: one series per pod")
+	assert.Equal(t, []string{"gke/job/main"}, owners("2"))
+}
+
+func TestDeviceIDForms(t *testing.T) {
+	cases := map[string]deviceKey{
+		"GPU-8d2f":       "GPU-8d2f",
+		"GPU-8d2f::3":    "GPU-8d2f",
+		"MIG-1234":       "MIG-1234",
+		"nvidia0":        "minor:0",
+		"nvidia12/gi3":   "minor:12/gi:3",
+		"nvidia1/gi2::1": "minor:1/gi:2",
+	}
+	for id, want := range cases {
+		got, ok := keysFor(id)
+		assert.True(t, ok, id)
+		assert.Equal(t, want, got, id)
+	}
+	for _, bad := range []string{"0", "nvidiaX", "nvidia0/giX", ""} {
+		_, ok := keysFor(bad)
+		assert.False(t, ok, bad)
+	}
+}
+
+// The receiver starts, feeds the pipeline on its interval, and stops every goroutine
+// (goleak checks in TestMain).
+func TestReceiverLifecycle(t *testing.T) {
+	withNVML(t, dgxh200.New())
+	node := newFakeNode(h100State())
+	withNVML(t, node)
+	cfg := testConfig(t)
+	cfg.CollectionInterval = 20 * time.Millisecond
+	sink := new(consumertest.MetricsSink)
+	r, err := NewFactory().CreateMetrics(context.Background(), receivertest.NewNopSettings(metadata.Type), cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
+	require.Eventually(t, func() bool { return len(sink.AllMetrics()) >= 3 }, 5*time.Second, 10*time.Millisecond)
+	require.NoError(t, r.Shutdown(context.Background()))
+	assert.Equal(t, node.allocs, node.freed, "every GPM sample freed")
+}
+
+// One collection of 8 GPUs on the mock: time and allocations.
+func BenchmarkCollect8GPUs(b *testing.B) {
+	states := make([]gpuState, 8)
+	for i := range states {
+		states[i] = h100State()
+		states[i].UUID = "GPU-" + strings.Repeat(string(rune('a'+i)), 8)
+		states[i].Minor = i
+	}
+	node := newFakeNode(states...)
+	old := newNVML
+	newNVML = func(*Config) nvml.Interface { return node }
+	defer func() { newNVML = old }()
+	cfg := createDefaultConfig()
+	cfg.PodResourcesSocket = filepath.Join(b.TempDir(), "none.sock")
+	c := newCollector(cfg, zap.NewNop()).(*nvmlCollector)
+	defer func() { _ = c.shutdown() }()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := c.collect(context.Background(), time.Now()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+var _ = pcommon.NewMap
