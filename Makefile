@@ -13,7 +13,7 @@ BUILDER_VER  := v0.161.0
 BENCHSTAT    := $(TOOLS)/benchstat
 GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find internal processor -name '*.yaml')
 
-.PHONY: all build run test test-unit generate check-generated lint bench tools clean
+.PHONY: all build run test test-unit e2e-deps generate check-generated lint bench tools clean
 
 all: build
 
@@ -41,8 +41,14 @@ run: $(COLLECTOR) $(BIN)/demo-engines
 ## test: every test, from a clean clone (installs the tools it needs)
 test: check-generated lint test-unit
 
-test-unit: $(COLLECTOR)
+test-unit: $(COLLECTOR) e2e-deps
 	OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) $(GO) test -tags $(TAGS) -count=1 -timeout 25m ./...
+
+## e2e-deps: Debian's prometheus for the end-to-end tests (run as root, as CI does)
+e2e-deps:
+	@command -v prometheus >/dev/null || { \
+	  echo "installing Debian's prometheus package for the end-to-end tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null; }
 
 $(BUILDER):
 	GOBIN=$(TOOLS) GOFLAGS=-mod=mod $(GO) install go.opentelemetry.io/collector/cmd/builder@$(BUILDER_VER)

@@ -1,0 +1,138 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func vllmLabels(replica string) map[string]string {
+	return map[string]string{"namespace": "inference", "deployment": "llama", "replica": replica, "engine": "vllm", "role": "decode", "node": "gpu-node-01"}
+}
+
+type fleet struct {
+	prom    *prometheus
+	engines []*engine
+	mapDir  string
+	col     *process
+}
+
+// startFleet runs two vLLM replicas, an SGLang, a dcgm-exporter and a "my engine" (the
+// guide's example, with a millisecond histogram and awkward label values), a Prometheus,
+// and the collector between them.
+func startFleet(t *testing.T) *fleet {
+	f := &fleet{prom: startPrometheus(t), mapDir: t.TempDir()}
+	mapping, err := os.ReadFile("testdata/my-engine-mapping.yaml")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(f.mapDir, "my-engine.yaml"), mapping, 0o600))
+	myEngine, err := filepath.Abs("testdata/my-engine.prom")
+	require.NoError(t, err)
+	f.engines = []*engine{
+		startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0")),
+		startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-1")),
+		startEngine(t, "sglang", "sglang.prom", map[string]string{"namespace": "inference", "deployment": "qwen", "replica": "qwen-0", "engine": "sglang", "role": "unified", "node": "gpu-node-01"}),
+		startEngine(t, "dcgm-exporter", "dcgm-exporter.prom", map[string]string{"node": "gpu-node-01"}),
+		startEngine(t, "my-engine", myEngine, map[string]string{"deployment": "mine", "replica": "mine-0", "engine": "my-engine"}),
+	}
+	f.col = startCollector(t, collectorSetup{Engines: f.engines, Prometheus: f.prom.addr, MappingDir: f.mapDir, Health: freePort(t)})
+	eventually(t, "GPU, vLLM, SGLang and my-engine series in Prometheus", func() bool {
+		return len(f.prom.query(t, "modelplane_gpu_memory_used_bytes")) == 2 &&
+			len(f.prom.query(t, `modelplane_requests_waiting{engine="vllm"}`)) == 2 &&
+			len(f.prom.query(t, `modelplane_requests_waiting{engine="sglang"}`)) == 1 &&
+			len(f.prom.query(t, `modelplane_request_kv_transfer_seconds_bucket`)) > 0
+	})
+	return f
+}
+
+func TestCorrectnessInPrometheus(t *testing.T) {
+	f := startFleet(t)
+	p := f.prom
+
+	// Exact values: MiB times 1048576, as dcgm-exporter's page says.
+	fb := p.query(t, `modelplane_gpu_memory_used_bytes{gpu="0"}`)
+	require.Len(t, fb, 1)
+	assert.Equal(t, 61245.0*1048576, fb[0].Value)
+	assert.Equal(t, "e2e", fb[0].Labels["cluster"])
+	assert.Equal(t, "gpu-node-01", fb[0].Labels["node"])
+	assert.Equal(t, "ml-training", fb[0].Labels["namespace"], "the GPU's pod namespace")
+	energy := p.query(t, `modelplane_energy_joules_total{gpu="1"}`)
+	require.Len(t, energy, 1)
+	page := f.engines[3].e.Page()
+	found := false
+	for r := 0; r <= f.engines[3].e.Rounds(); r++ {
+		mj, ok := page.Value(`DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu="1"`, r)
+		require.True(t, ok)
+		if energy[0].Value == mj/1000 {
+			found = true
+		}
+	}
+	assert.True(t, found, "energy %v J is no scraped mJ reading / 1000", energy[0].Value)
+
+	// Identity: labels as the reference documents; replicas stay separate series.
+	waiting := p.query(t, `modelplane_requests_waiting{engine="vllm"}`)
+	require.Len(t, waiting, 2)
+	var replicas []string
+	for _, s := range waiting {
+		replicas = append(replicas, s.Labels["replica"])
+		for _, k := range []string{"cluster", "deployment", "replica", "engine", "role", "node"} {
+			assert.NotEmpty(t, s.Labels[k], "label %s on %v", k, s.Labels)
+		}
+		want, _ := f.engines[0].e.Page().Value("vllm:num_requests_waiting{", 0)
+		assert.Equal(t, want, s.Value)
+	}
+	sort.Strings(replicas)
+	assert.Equal(t, []string{"llama-0", "llama-1"}, replicas)
+
+	// Nothing but modelplane_* arrives.
+	names := p.query(t, `count by (__name__) ({__name__=~".+"})`)
+	require.NotEmpty(t, names)
+	for _, s := range names {
+		assert.True(t, strings.HasPrefix(s.Labels["__name__"], "modelplane_"), "not modelplane_*: %s", s.Labels["__name__"])
+	}
+
+	// Converted histogram bounds print the le labels of an engine that reports seconds.
+	var les []string
+	for _, s := range p.query(t, `modelplane_request_kv_transfer_seconds_bucket`) {
+		les = append(les, s.Labels["le"])
+	}
+	sort.Strings(les)
+	assert.Equal(t, []string{"+Inf", "0.001", "0.009", "0.025", "0.1"}, les)
+	sum := p.query(t, `modelplane_request_kv_transfer_seconds_sum`)
+	require.Len(t, sum, 1)
+	assert.Equal(t, 0.25, sum[0].Value)
+
+	// Label values with quotes, backslashes and non-ASCII survive.
+	odd := p.query(t, `modelplane_requests_waiting{engine="my-engine"}`)
+	require.Len(t, odd, 1)
+	assert.Equal(t, "we\"ird\\name→ü", odd[0].Labels["model_name"])
+	assert.Equal(t, 4.0, odd[0].Value)
+}
+
+// A broken live update of a mapping file keeps the last good mappings flowing (and the
+// built-ins), with one warning naming the file and the field.
+func TestBrokenMappingUpdateKeepsFlowing(t *testing.T) {
+	f := startFleet(t)
+	path := filepath.Join(f.mapDir, "my-engine.yaml")
+	good, err := os.ReadFile(path)
+	require.NoError(t, err)
+	broken := strings.Replace(string(good), "fromUnit: Milliseconds", "fromUnit: Milisecond", 1)
+	require.NoError(t, os.WriteFile(path, []byte(broken), 0o600))
+	eventually(t, "the warning", func() bool {
+		return strings.Contains(f.col.out.String(), `metrics[1].fromUnit: unknown unit \"Milisecond\"`)
+	})
+	assert.Equal(t, 1, strings.Count(f.col.out.String(), `unknown unit \"Milisecond\"`))
+	assert.Contains(t, f.col.out.String(), path)
+	// Fresh samples keep arriving for my-engine (last good mappings) and vLLM (built-ins).
+	time.Sleep(2 * time.Second)
+	for _, q := range []string{`modelplane_requests_waiting{engine="my-engine"}`, `modelplane_requests_waiting{engine="vllm"}`, `modelplane_request_kv_transfer_seconds_count`} {
+		s := f.prom.query(t, "count_over_time("+q+"[2s])")
+		require.NotEmpty(t, s, q)
+		assert.Positive(t, s[0].Value, q)
+	}
+}

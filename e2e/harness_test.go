@@ -1,0 +1,265 @@
+// Package e2e runs the built collector against real components on loopback: demo engines
+// serving the recorded expositions, and Prometheus from Debian's package with its
+// remote-write receiver. Assertions go through Prometheus's HTTP API.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"text/template"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
+)
+
+var collectorBin string
+
+func TestMain(m *testing.M) {
+	collectorBin = os.Getenv("OTELCOL_MODELPLANE_BIN")
+	if collectorBin == "" {
+		// Build once for the whole package, as `make build` does.
+		dir, err := os.MkdirTemp("", "e2e-bin")
+		if err != nil {
+			panic(err)
+		}
+		collectorBin = filepath.Join(dir, "otelcol-modelplane")
+		cmd := exec.Command("go", "build", "-tags", "remove_all_sd,enable_kubernetes_sd,grpcnotrace", "-o", collectorBin, "../cmd/otelcol-modelplane")
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			panic(err)
+		}
+		defer os.RemoveAll(dir)
+	}
+	os.Exit(m.Run())
+}
+
+func repoRoot() string {
+	_, here, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(here), "..")
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// process is a started program that is stopped at the end of the test.
+type process struct {
+	cmd *exec.Cmd
+	out *bytes.Buffer
+}
+
+func start(t *testing.T, name string, args ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(name, args...), out: new(bytes.Buffer)}
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	require.NoError(t, p.cmd.Start(), name)
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = p.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("%s output:\n%s", filepath.Base(name), tail(p.out.String(), 4000))
+		}
+	})
+	return p
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// prometheus is a real Prometheus with its remote-write receiver on.
+type prometheus struct {
+	addr string
+}
+
+func startPrometheus(t *testing.T) *prometheus {
+	t.Helper()
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Fatal("prometheus is not installed: `make test` installs Debian's prometheus package (make e2e-deps)")
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "prometheus.yml")
+	require.NoError(t, os.WriteFile(cfg, []byte("global:\n  scrape_interval: 1h\nscrape_configs: []\n"), 0o600))
+	p := &prometheus{addr: freePort(t)}
+	start(t, bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+p.addr, "--web.enable-remote-write-receiver", "--log.level=warn")
+	require.Eventually(t, func() bool {
+		resp, err := http.Get("http://" + p.addr + "/-/ready")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, 30*time.Second, 100*time.Millisecond, "prometheus did not become ready")
+	return p
+}
+
+type sample struct {
+	Labels map[string]string
+	Value  float64
+}
+
+// query runs an instant query.
+func (p *prometheus) query(t *testing.T, q string) []sample {
+	t.Helper()
+	resp, err := http.Get("http://" + p.addr + "/api/v1/query?query=" + url.QueryEscape(q))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var body struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result []struct {
+				Metric map[string]string `json:"metric"`
+				Value  [2]any            `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+	require.Equal(t, "success", body.Status, body.Error)
+	out := make([]sample, 0, len(body.Data.Result))
+	for _, r := range body.Data.Result {
+		v, err := strconv.ParseFloat(r.Value[1].(string), 64)
+		require.NoError(t, err)
+		out = append(out, sample{Labels: r.Metric, Value: v})
+	}
+	return out
+}
+
+// engine is one demo target with the labels Kubernetes relabelling would give it.
+type engine struct {
+	Job    string
+	Addr   string
+	Labels map[string]string
+	e      *demofleet.Engine
+}
+
+func startEngine(t *testing.T, job, file string, labels map[string]string) *engine {
+	t.Helper()
+	path := file
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(repoRoot(), "testdata", "exposition", file)
+	}
+	e, err := demofleet.NewEngine(job, "127.0.0.1:0", path)
+	require.NoError(t, err)
+	require.NoError(t, e.Start())
+	t.Cleanup(func() { _ = e.Stop() })
+	return &engine{Job: job, Addr: e.Addr, Labels: labels, e: e}
+}
+
+var collectorConfig = template.Must(template.New("c").Parse(`
+receivers:
+  prometheus:
+    config:
+      scrape_configs:
+{{- range $i, $e := .Engines }}
+        - job_name: {{ $e.Job }}-{{ $i }}
+          scrape_interval: 1s
+          static_configs:
+            - targets: ["{{ $e.Addr }}"]
+              labels:
+{{- range $k, $v := $e.Labels }}
+                {{ $k }}: "{{ $v }}"
+{{- end }}
+{{- end }}
+processors:
+  resource/cluster:
+    attributes:
+      - {key: cluster, value: e2e, action: upsert}
+  modelplane_mapping:
+    mapping_files: ["{{ .MappingDir }}/*.yaml"]
+    reload_interval: 200ms
+  batch:
+    timeout: 200ms
+exporters:
+  prometheus_remote_write:
+    endpoint: http://{{ .Prometheus }}/api/v1/write
+    resource_constant_labels:
+      included: ["*"]
+    target_info:
+      enabled: false
+    remote_write_queue:
+      num_consumers: 2
+extensions:
+  health_check:
+    endpoint: {{ .Health }}
+service:
+  extensions: [health_check]
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    metrics:
+      receivers: [prometheus]
+      processors: [resource/cluster, modelplane_mapping, batch]
+      exporters: [prometheus_remote_write]
+`))
+
+type collectorSetup struct {
+	Engines    []*engine
+	Prometheus string
+	MappingDir string
+	Health     string
+}
+
+func startCollector(t *testing.T, setup collectorSetup) *process {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, collectorConfig.Execute(&buf, setup))
+	cfg := filepath.Join(t.TempDir(), "collector.yaml")
+	require.NoError(t, os.WriteFile(cfg, buf.Bytes(), 0o600))
+	p := start(t, collectorBin, "--config="+cfg)
+	require.Eventually(t, func() bool {
+		resp, err := http.Get("http://" + setup.Health)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, 30*time.Second, 100*time.Millisecond, "collector did not become healthy")
+	return p
+}
+
+func eventually(t *testing.T, what string, f func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(45 * time.Second)
+	for !f() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+var _ = context.Background
+var _ = fmt.Sprint
+var _ = strings.Contains
