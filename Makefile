@@ -13,7 +13,7 @@ BUILDER_VER  := v0.161.0
 BENCHSTAT    := $(TOOLS)/benchstat
 GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find internal processor -name '*.yaml')
 
-.PHONY: all build run test test-unit e2e-deps generate check-generated lint bench tools clean
+.PHONY: all build image install run test test-unit e2e-deps generate check-generated lint bench tools clean
 
 all: build
 
@@ -25,6 +25,23 @@ $(BIN)/demo-engines: $(GO_SOURCES)
 
 ## build: the collector binary, stripped, with the build tags of the distribution
 build: $(COLLECTOR)
+
+## image: the container image as an OCI archive in dist/ (no Docker daemon needed)
+image: $(COLLECTOR)
+	$(GO) run ./deploy/image -binary $(COLLECTOR) -out dist/otelcol-modelplane.tar -version $$(git describe --always --dirty 2>/dev/null || echo dev)
+	@echo "load it with: docker load -i dist/otelcol-modelplane.tar   (or: crane push dist/otelcol-modelplane.tar REGISTRY/otelcol-modelplane:TAG)"
+
+PREFIX ?= /usr/local
+
+## install: binary, systemd unit, config and mapping folder for a GPU host (honours DESTDIR)
+install: $(COLLECTOR)
+	install -D -m 0755 $(COLLECTOR) $(DESTDIR)$(PREFIX)/bin/otelcol-modelplane
+	install -D -m 0644 deploy/standalone/otelcol-modelplane.service $(DESTDIR)/etc/systemd/system/otelcol-modelplane.service
+	install -d -m 0755 $(DESTDIR)/etc/otelcol-modelplane/mappings
+	@# Never overwrite a config or mappings the host already has.
+	test -e $(DESTDIR)/etc/otelcol-modelplane/config.yaml || install -m 0644 deploy/standalone/config.yaml $(DESTDIR)/etc/otelcol-modelplane/config.yaml
+	test -e $(DESTDIR)/etc/otelcol-modelplane/mappings/example.yaml || install -m 0644 deploy/standalone/mappings/example.yaml $(DESTDIR)/etc/otelcol-modelplane/mappings/example.yaml
+	@echo "installed; then: systemctl daemon-reload && systemctl enable --now otelcol-modelplane"
 
 ## run: the collector on its embedded default, scraping demo engines; Ctrl-C stops both
 run: $(COLLECTOR) $(BIN)/demo-engines

@@ -74,9 +74,6 @@ func loadFiles(patterns []string, prev map[string]*fileState) (*fileSet, []error
 		errs = append(errs, res.Errors...)
 		next[f] = &fileState{data: data, mappings: res.Mappings}
 	}
-	if len(patterns) > 0 && len(files) == 0 {
-		errs = append(errs, fmt.Errorf("mapping_files: no file matches %q", patterns))
-	}
 	return &fileSet{files: files, state: next}, errs
 }
 

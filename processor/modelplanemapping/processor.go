@@ -146,6 +146,9 @@ func (p *mappingProcessor) reload(initial bool) {
 	for _, err := range problems {
 		p.logger.Warn("Skipped a mapping", zap.Error(err))
 	}
+	if len(p.cfg.MappingFiles) > 0 && len(next.files) == 0 && (initial || len(p.files.files) > 0) {
+		p.logger.Info("No mapping file matches mapping_files (yet)", zap.Strings("mapping_files", p.cfg.MappingFiles))
+	}
 	set := rules.Compile(p.all(next))
 	p.files = next
 	p.active.Store(set)
