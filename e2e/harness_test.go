@@ -201,6 +201,7 @@ processors:
   batch:
     timeout: 200ms
 exporters:
+{{- if .Prometheus }}
   prometheus_remote_write:
     endpoint: http://{{ .Prometheus }}/api/v1/write
     resource_constant_labels:
@@ -209,11 +210,25 @@ exporters:
       enabled: false
     remote_write_queue:
       num_consumers: 2
+{{- if .TokenFile }}
+    auth:
+      authenticator: bearertokenauth
+{{- end }}
+{{- end }}
+{{- if .OTLP }}
+  otlp_http:
+    endpoint: http://{{ .OTLP }}
+    compression: none
+{{- end }}
 extensions:
   health_check:
     endpoint: {{ .Health }}
+{{- if .TokenFile }}
+  bearertokenauth:
+    filename: {{ .TokenFile }}
+{{- end }}
 service:
-  extensions: [health_check]
+  extensions: [health_check{{ if .TokenFile }}, bearertokenauth{{ end }}]
   telemetry:
     metrics:
       level: none
@@ -221,12 +236,14 @@ service:
     metrics:
       receivers: [prometheus]
       processors: [resource/cluster, modelplane_mapping, batch]
-      exporters: [prometheus_remote_write]
+      exporters: [{{ if .Prometheus }}prometheus_remote_write{{ end }}{{ if and .Prometheus .OTLP }}, {{ end }}{{ if .OTLP }}otlp_http{{ end }}]
 `))
 
 type collectorSetup struct {
 	Engines    []*engine
-	Prometheus string
+	Prometheus string // remote-write target host:port, if any
+	OTLP       string // OTLP/HTTP target host:port, if any
+	TokenFile  string // bearer token file for remote write, if any
 	MappingDir string
 	Health     string
 }

@@ -1,0 +1,236 @@
+package e2e
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
+)
+
+// otlpSink is an OTLP/HTTP metrics receiver on loopback that keeps what it is sent.
+type otlpSink struct {
+	addr string
+	mu   sync.Mutex
+	got  []pmetric.Metrics
+}
+
+func startOTLPSink(t *testing.T) *otlpSink {
+	s := &otlpSink{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	s.addr = ln.Addr().String()
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil || r.URL.Path != "/v1/metrics" {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		req := pmetricotlp.NewExportRequest()
+		if err := req.UnmarshalProto(body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		s.mu.Lock()
+		s.got = append(s.got, req.Metrics())
+		s.mu.Unlock()
+		out, _ := pmetricotlp.NewExportResponse().MarshalProto()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write(out)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return s
+}
+
+// latest returns, per metric name and resource+point attributes, the last value received.
+func (s *otlpSink) latest() map[string]map[string]float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]map[string]float64{}
+	for _, md := range s.got {
+		for i := 0; i < md.ResourceMetrics().Len(); i++ {
+			rm := md.ResourceMetrics().At(i)
+			res := rm.Resource().Attributes()
+			for j := 0; j < rm.ScopeMetrics().Len(); j++ {
+				ms := rm.ScopeMetrics().At(j).Metrics()
+				for k := 0; k < ms.Len(); k++ {
+					m := ms.At(k)
+					var dps pmetric.NumberDataPointSlice
+					switch m.Type() {
+					case pmetric.MetricTypeGauge:
+						dps = m.Gauge().DataPoints()
+					case pmetric.MetricTypeSum:
+						dps = m.Sum().DataPoints()
+					default:
+						if out[m.Name()] == nil {
+							out[m.Name()] = map[string]float64{}
+						}
+						continue
+					}
+					for d := 0; d < dps.Len(); d++ {
+						key := attrsKey(res) + attrsKey(dps.At(d).Attributes())
+						if out[m.Name()] == nil {
+							out[m.Name()] = map[string]float64{}
+						}
+						v := dps.At(d).DoubleValue()
+						if dps.At(d).ValueType() == pmetric.NumberDataPointValueTypeInt {
+							v = float64(dps.At(d).IntValue())
+						}
+						out[m.Name()][key] = v
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func attrsKey(m pcommon.Map) string {
+	var b strings.Builder
+	for k, v := range m.All() {
+		b.WriteString(k + "=" + v.AsString() + ";")
+	}
+	return b.String()
+}
+
+// The same mapped series arrive through the OTLP/HTTP exporter.
+func TestOTLPDelivery(t *testing.T) {
+	sink := startOTLPSink(t)
+	mapDir := t.TempDir()
+	engines := []*engine{
+		startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0")),
+		startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-1")),
+		startEngine(t, "dcgm-exporter", "dcgm-exporter.prom", map[string]string{"node": "gpu-node-01"}),
+	}
+	startCollector(t, collectorSetup{Engines: engines, OTLP: sink.addr, MappingDir: mapDir, Health: freePort(t)})
+	eventually(t, "GPU and vLLM series over OTLP", func() bool {
+		l := sink.latest()
+		return len(l["modelplane_gpu_memory_used_bytes"]) == 2 && len(l["modelplane_requests_waiting"]) == 2
+	})
+	l := sink.latest()
+	for name := range l {
+		assert.True(t, strings.HasPrefix(name, "modelplane_"), "not modelplane_*: %s", name)
+	}
+	var fb0 float64
+	for k, v := range l["modelplane_gpu_memory_used_bytes"] {
+		if strings.Contains(k, "gpu=0;") {
+			fb0 = v
+			assert.Contains(t, k, "cluster=e2e;")
+			assert.Contains(t, k, "namespace=ml-training;")
+		}
+	}
+	assert.Equal(t, 61245.0*1048576, fb0)
+	var replicas []string
+	for k := range l["modelplane_requests_waiting"] {
+		for _, want := range []string{"cluster=e2e;", "deployment=llama;", "engine=vllm;", "role=decode;", "node=gpu-node-01;"} {
+			assert.Contains(t, k, want)
+		}
+		if strings.Contains(k, "replica=llama-0;") {
+			replicas = append(replicas, "llama-0")
+		}
+		if strings.Contains(k, "replica=llama-1;") {
+			replicas = append(replicas, "llama-1")
+		}
+	}
+	assert.ElementsMatch(t, []string{"llama-0", "llama-1"}, replicas, "replicas are separate series")
+}
+
+// tokenProxy sits in front of Prometheus and accepts only the tokens it is told to.
+type tokenProxy struct {
+	addr     string
+	mu       sync.Mutex
+	accepted map[string]bool
+	used     map[string]int
+	refused  atomic.Int64
+}
+
+func startTokenProxy(t *testing.T, upstream string, tokens ...string) *tokenProxy {
+	p := &tokenProxy{accepted: map[string]bool{}, used: map[string]int{}}
+	p.accept(tokens...)
+	target, err := url.Parse("http://" + upstream)
+	require.NoError(t, err)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p.addr = ln.Addr().String()
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		p.mu.Lock()
+		ok := p.accepted[token]
+		if ok {
+			p.used[token]++
+		}
+		p.mu.Unlock()
+		if !ok {
+			p.refused.Add(1)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return p
+}
+
+func (p *tokenProxy) accept(tokens ...string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.accepted = map[string]bool{}
+	for _, tk := range tokens {
+		p.accepted[tk] = true
+	}
+}
+
+func (p *tokenProxy) uses(token string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.used[token]
+}
+
+// Rotating the mounted token file switches the exporter to the new token without a
+// restart, and no sample is lost across the rotation: Prometheus holds one sample per scrape.
+func TestTokenRotation(t *testing.T) {
+	prom := startPrometheus(t)
+	proxy := startTokenProxy(t, prom.addr, "token-A")
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	require.NoError(t, os.WriteFile(tokenFile, []byte("token-A"), 0o600))
+	vllm := startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))
+	col := startCollector(t, collectorSetup{Engines: []*engine{vllm}, Prometheus: proxy.addr, TokenFile: tokenFile, MappingDir: t.TempDir(), Health: freePort(t)})
+	eventually(t, "samples with token A", func() bool { return proxy.uses("token-A") > 2 })
+
+	// The backend starts accepting B, the Secret (the mounted file) changes to B, and once
+	// the exporter uses B the backend revokes A, as a rotation in a real cluster goes.
+	proxy.accept("token-A", "token-B")
+	require.NoError(t, os.WriteFile(tokenFile+".new", []byte("token-B"), 0o600))
+	require.NoError(t, os.Rename(tokenFile+".new", tokenFile))
+	eventually(t, "the exporter to use token B", func() bool { return proxy.uses("token-B") > 2 })
+	proxy.accept("token-B")
+	usedA := proxy.uses("token-A")
+	time.Sleep(3 * time.Second)
+	assert.Equal(t, usedA, proxy.uses("token-A"), "token A is no longer used")
+	assert.Zero(t, proxy.refused.Load(), "no request was refused")
+
+	// Stop scraping, let the queue drain, and count: one sample per scrape.
+	require.NoError(t, vllm.e.Stop())
+	rounds := vllm.e.Rounds()
+	time.Sleep(3 * time.Second)
+	s := prom.query(t, `count_over_time(modelplane_requests_preempted_total{replica="llama-0"}[10m])`)
+	require.Len(t, s, 1)
+	assert.Equal(t, float64(rounds), s[0].Value, "samples in Prometheus vs scrapes served")
+	assert.NotContains(t, col.out.String(), "401")
+}
