@@ -82,10 +82,22 @@ func start(t *testing.T, name string, args ...string) *process {
 			<-done
 		}
 		if t.Failed() {
-			t.Logf("%s output:\n%s", filepath.Base(name), tail(p.out.String(), 4000))
+			t.Logf("%s output:\n%s", filepath.Base(name), tail(withoutScrapeFailures(p.out.String()), 6000))
 		}
 	})
 	return p
+}
+
+// withoutScrapeFailures drops the scrape failures a stopped engine causes, which would
+// bury everything else in a failed test's log.
+func withoutScrapeFailures(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.Contains(l, "Failed to scrape Prometheus endpoint") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
 }
 
 func tail(s string, n int) string {
@@ -97,20 +109,27 @@ func tail(s string, n int) string {
 
 // prometheus is a real Prometheus with its remote-write receiver on.
 type prometheus struct {
-	addr string
+	addr, dir string
+	proc      *process
 }
 
 func startPrometheus(t *testing.T) *prometheus {
+	t.Helper()
+	p := &prometheus{addr: freePort(t), dir: t.TempDir()}
+	p.start(t)
+	return p
+}
+
+// start runs Prometheus on p's address and data folder, so a restart keeps its data.
+func (p *prometheus) start(t *testing.T) {
 	t.Helper()
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {
 		t.Fatal("prometheus is not installed: `make test` installs Debian's prometheus package (make e2e-deps)")
 	}
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "prometheus.yml")
+	cfg := filepath.Join(p.dir, "prometheus.yml")
 	require.NoError(t, os.WriteFile(cfg, []byte("global:\n  scrape_interval: 1h\nscrape_configs: []\n"), 0o600))
-	p := &prometheus{addr: freePort(t)}
-	start(t, bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+	p.proc = start(t, bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(p.dir, "data"),
 		"--web.listen-address="+p.addr, "--web.enable-remote-write-receiver", "--log.level=warn")
 	require.Eventually(t, func() bool {
 		resp, err := http.Get("http://" + p.addr + "/-/ready")
@@ -120,7 +139,13 @@ func startPrometheus(t *testing.T) *prometheus {
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	}, 30*time.Second, 100*time.Millisecond, "prometheus did not become ready")
-	return p
+}
+
+// stop ends Prometheus, as an outage of the backend.
+func (p *prometheus) stop(t *testing.T) {
+	t.Helper()
+	require.NoError(t, p.proc.cmd.Process.Signal(os.Interrupt))
+	_, _ = p.proc.cmd.Process.Wait()
 }
 
 type sample struct {
@@ -208,8 +233,19 @@ exporters:
       included: ["*"]
     target_info:
       enabled: false
+    # The delivery settings otelcol-modelplane recommends (docs/reliability.md): one consumer
+    # keeps samples in order across retries, and retries never give up on a down backend.
     remote_write_queue:
-      num_consumers: 2
+      queue_size: 10000
+      num_consumers: 1
+    retry_on_failure:
+      enabled: true
+      initial_interval: 1s
+      max_interval: 5s
+      max_elapsed_time: 0
+    # The exporter's retries run inside its per-request timeout (default 5s), so the timeout
+    # is what bounds an outage: 10 minutes.
+    timeout: 10m
 {{- if .TokenFile }}
     auth:
       authenticator: bearertokenauth
