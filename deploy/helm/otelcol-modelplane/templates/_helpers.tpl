@@ -1,0 +1,79 @@
+{{- define "omp.name" -}}otelcol-modelplane{{- end -}}
+
+{{- define "omp.fullname" -}}
+{{- if contains "otelcol-modelplane" .Release.Name -}}{{ .Release.Name | trunc 63 | trimSuffix "-" }}{{- else -}}{{ printf "%s-otelcol-modelplane" .Release.Name | trunc 63 | trimSuffix "-" }}{{- end -}}
+{{- end -}}
+
+{{- define "omp.labels" -}}
+app.kubernetes.io/name: otelcol-modelplane
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{- define "omp.selector" -}}
+app.kubernetes.io/name: otelcol-modelplane
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{/* GOMEMLIMIT at 80% of the memory limit, for limits written in Mi or Gi. */}}
+{{- define "omp.gomemlimit" -}}
+{{- $limit := toString (default "" ((.Values.resources.limits | default dict).memory)) -}}
+{{- if hasSuffix "Gi" $limit -}}{{ div (mul (trimSuffix "Gi" $limit | int) 1024 80) 100 }}MiB
+{{- else if hasSuffix "Mi" $limit -}}{{ div (mul (trimSuffix "Mi" $limit | int) 80) 100 }}MiB
+{{- end -}}
+{{- end -}}
+
+{{/* One pod scrape job over this node's pods: name, selector label, keep rules, extra relabels. */}}
+{{- define "omp.podJob" -}}
+- job_name: {{ .name }}
+  scrape_interval: {{ .interval }}
+  {{- with .path }}
+  metrics_path: {{ . }}
+  {{- end }}
+  kubernetes_sd_configs:
+    - role: pod
+      selectors:
+        - role: pod
+          field: spec.nodeName=${env:NODE_NAME}
+          {{- with .label }}
+          label: {{ . }}
+          {{- end }}
+  relabel_configs:
+    - source_labels: [__meta_kubernetes_pod_phase]
+      regex: Pending|Succeeded|Failed|Completed
+      action: drop
+    {{- with .keep }}
+{{ toYaml . | indent 4 }}
+    {{- end }}
+    - source_labels: [__meta_kubernetes_namespace]
+      target_label: namespace
+    - source_labels: [__meta_kubernetes_pod_name]
+      target_label: replica
+    - source_labels: [__meta_kubernetes_pod_node_name]
+      target_label: node
+    {{- with .extra }}
+{{ toYaml . | indent 4 }}
+    {{- end }}
+{{- end -}}
+
+{{/* The exporter of one sink, with Modelplane's defaults under the sink's own config. */}}
+{{- define "omp.exporterConfig" -}}
+{{- $s := .sink -}}
+{{- $cfg := dict -}}
+{{- if eq $s.type "prometheus_remote_write" -}}
+{{- $cfg = dict "target_info" (dict "enabled" false) "remote_write_queue" (dict "queue_size" .delivery.queueSize "num_consumers" 1) "retry_on_failure" (dict "enabled" true "initial_interval" "1s" "max_interval" "5s" "max_elapsed_time" 0) "timeout" .delivery.timeout -}}
+{{- if not (or (hasKey ($s.config | default dict) "resource_to_telemetry_conversion") (hasKey ($s.config | default dict) "resource_constant_labels")) -}}
+{{- $_ := set $cfg "resource_constant_labels" (dict "included" (list "*")) -}}
+{{- end -}}
+{{- else if eq $s.type "debug" -}}
+{{- $cfg = dict "verbosity" "basic" -}}
+{{- end -}}
+{{- $cfg = mergeOverwrite $cfg (deepCopy ($s.config | default dict)) -}}
+{{- if $s.endpoint -}}{{- $_ := set $cfg "endpoint" $s.endpoint -}}{{- end -}}
+{{- if and $s.auth $s.auth.bearerTokenKey -}}
+{{- $_ := set $cfg "auth" (dict "authenticator" (printf "bearertokenauth/%s" $s.name)) -}}
+{{- end -}}
+{{ toYaml $cfg }}
+{{- end -}}
