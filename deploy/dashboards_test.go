@@ -1,0 +1,114 @@
+// Package deploy tests the Grafana dashboard and the Prometheus alert rules: every PromQL
+// expression parses with Prometheus's own parser, the rules pass `promtool check rules`, and
+// every metric they name is one the built-in catalog produces.
+package deploy
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+)
+
+// grafanaVars stand in for dashboard variables, as Grafana substitutes them before querying.
+var grafanaVars = strings.NewReplacer("$cluster", ".*", "$deployment", ".*")
+
+func dashboardExprs(t *testing.T) []string {
+	data, err := os.ReadFile("grafana/modelplane-fleet.json")
+	require.NoError(t, err)
+	var d struct {
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	require.NoError(t, json.Unmarshal(data, &d))
+	var out []string
+	for _, p := range d.Panels {
+		require.NotEmpty(t, p.Targets, p.Title)
+		for _, tg := range p.Targets {
+			out = append(out, grafanaVars.Replace(tg.Expr))
+		}
+	}
+	return out
+}
+
+func ruleExprs(t *testing.T) []string {
+	data, err := os.ReadFile("prometheus/modelplane-alerts.yaml")
+	require.NoError(t, err)
+	var f struct {
+		Groups []struct {
+			Rules []struct {
+				Expr string `yaml:"expr"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	require.NoError(t, yaml.Unmarshal(data, &f))
+	var out []string
+	for _, g := range f.Groups {
+		for _, r := range g.Rules {
+			out = append(out, r.Expr)
+		}
+	}
+	return out
+}
+
+// metricsIn returns the metric names an expression selects.
+func metricsIn(t *testing.T, expr string) []string {
+	e, err := parser.NewParser(parser.Options{}).ParseExpr(expr)
+	require.NoError(t, err, expr)
+	var names []string
+	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+		if vs, ok := n.(*parser.VectorSelector); ok {
+			for _, m := range vs.LabelMatchers {
+				if m.Name == labels.MetricName {
+					names = append(names, m.Value)
+				}
+			}
+		}
+		return nil
+	})
+	return names
+}
+
+func TestExpressionsParseAndUseTheSurface(t *testing.T) {
+	catalog := map[string]bool{}
+	files, err := os.ReadDir("../internal/builtin/catalog")
+	require.NoError(t, err)
+	for _, f := range files {
+		data, err := os.ReadFile("../internal/builtin/catalog/" + f.Name())
+		require.NoError(t, err)
+		for _, line := range strings.Split(string(data), "\n") {
+			if to, ok := strings.CutPrefix(strings.TrimSpace(line), "to: "); ok {
+				catalog[to] = true
+			}
+		}
+	}
+	exprs := append(dashboardExprs(t), ruleExprs(t)...)
+	require.NotEmpty(t, exprs)
+	for _, e := range exprs {
+		for _, name := range metricsIn(t, e) {
+			base := strings.TrimSuffix(name, "_bucket")
+			assert.True(t, catalog[base], "%s is not produced by the built-in catalog (in %s)", name, e)
+		}
+	}
+}
+
+func TestPromtoolCheckRules(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Fatal("promtool is not installed: `make test` installs Debian's prometheus package, which ships it")
+	}
+	out, err := exec.Command(promtool, "check", "rules", "prometheus/modelplane-alerts.yaml").CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "SUCCESS")
+}
