@@ -107,6 +107,19 @@ func TestParityOnSharedExpositions(t *testing.T) {
 	}
 }
 
+// runBoth runs one mapping alone through the reference chain and through ours.
+func runBoth(t *testing.T, m metricmapping.MetricMapping, in pmetric.Metrics) (ref, ours pmetric.Metrics) {
+	procs := anchorPipeline(t, "c")
+	procs["transform/modelplane"] = ottlFromMappings([]metricmapping.MetricMapping{m})
+	refIn := pmetric.NewMetrics()
+	in.CopyTo(refIn)
+	ref = runReference(t, procs, refIn)
+	cfg := createDefaultConfig()
+	cfg.Builtin.Enabled = false
+	cfg.Mappings = []InlineMapping{{Name: m.Name, Metrics: m.Metrics}}
+	return ref, runOnce(t, cfg, in)
+}
+
 // Defect: `scale_metric(0.001)` gives floats that are not the nearest to the decimal
 // result, so converted histogram bounds stop matching an engine that reports seconds.
 func TestDefectInexactScaling(t *testing.T) {
@@ -121,16 +134,7 @@ func TestDefectInexactScaling(t *testing.T) {
 	dp.SetCount(7)
 	dp.SetSum(433)
 
-	procs := anchorPipeline(t, "c")
-	procs["transform/modelplane"] = ottlFromMappings([]metricmapping.MetricMapping{m})
-	refIn := pmetric.NewMetrics()
-	in.CopyTo(refIn)
-	ref := runReference(t, procs, refIn)
-
-	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
-	cfg.Mappings = []InlineMapping{{Name: m.Name, Metrics: m.Metrics}}
-	ours := runOnce(t, cfg, in)
+	ref, ours := runBoth(t, m, in)
 
 	refBounds := ref.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Histogram().DataPoints().At(0).ExplicitBounds().AsRaw()
 	ourBounds := ours.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Histogram().DataPoints().At(0).ExplicitBounds().AsRaw()
@@ -149,15 +153,7 @@ func TestDefectIntegerTruncation(t *testing.T) {
 	g.SetName("q_ms")
 	g.SetEmptyGauge().DataPoints().AppendEmpty().SetIntValue(1500)
 
-	procs := anchorPipeline(t, "c")
-	procs["transform/modelplane"] = ottlFromMappings([]metricmapping.MetricMapping{m})
-	refIn := pmetric.NewMetrics()
-	in.CopyTo(refIn)
-	ref := runReference(t, procs, refIn)
-	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
-	cfg.Mappings = []InlineMapping{{Name: m.Name, Metrics: m.Metrics}}
-	ours := runOnce(t, cfg, in)
+	ref, ours := runBoth(t, m, in)
 
 	refDP := ref.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Gauge().DataPoints().At(0)
 	ourDP := ours.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Gauge().DataPoints().At(0)

@@ -1,7 +1,6 @@
 package modelplanemapping
 
 import (
-	"runtime"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
@@ -15,26 +14,7 @@ func BenchmarkPhases(b *testing.B) {
 	in := busyNode(b)
 	set := rules.Compile(anchorMappings(b))
 	keeper := identity.New(identity.DefaultKeys)
-	run := func(b *testing.B, f func(md pmetric.Metrics)) {
-		const chunk = 128
-		batch := make([]pmetric.Metrics, chunk)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for done := 0; done < b.N; {
-			b.StopTimer()
-			n := min(chunk, b.N-done)
-			for i := 0; i < n; i++ {
-				batch[i] = pmetric.NewMetrics()
-				in.CopyTo(batch[i])
-			}
-			runtime.GC()
-			b.StartTimer()
-			for i := 0; i < n; i++ {
-				f(batch[i])
-			}
-			done += n
-		}
-	}
+	run := func(b *testing.B, f func(md pmetric.Metrics)) { runChunked(b, in, f) }
 	b.Run("phase=mapping", func(b *testing.B) {
 		run(b, func(md pmetric.Metrics) { set.Apply(md, rules.Options{DropUnmapped: true}, &rules.Stats{}) })
 	})
