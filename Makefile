@@ -13,7 +13,7 @@ BUILDER_VER  := v0.161.0
 BENCHSTAT    := $(TOOLS)/benchstat
 GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find internal processor -name '*.yaml')
 
-.PHONY: all build image install run test test-unit e2e-deps generate check-generated lint bench tools clean
+.PHONY: all build image install run bench-e2e test test-unit e2e-deps generate check-generated lint bench tools clean
 
 all: build
 
@@ -75,13 +75,24 @@ $(BENCHSTAT):
 
 tools: $(BUILDER) $(BENCHSTAT)
 
+$(BIN)/otelcol-reference: $(GO_SOURCES) bench/reference/builder-config.yaml
+	$(GO) build -trimpath -ldflags='-s -w' -tags $(TAGS) -o $@ ./bench/reference/cmd/otelcol-reference
+
+## bench-e2e: whole collectors side by side: ours against the reference on the same fleets
+bench-e2e: $(COLLECTOR) $(BIN)/otelcol-reference
+	@mkdir -p .cache/bench
+	@ls -l $(COLLECTOR) $(BIN)/otelcol-reference
+	$(GO) run ./bench/e2e -ours $(COLLECTOR) -reference $(BIN)/otelcol-reference -profile .cache/bench/otelcol-modelplane.pprof
+
 ## generate: regenerate cmd/otelcol-modelplane from builder-config.yaml
 generate: $(BUILDER)
 	scripts/generate.sh $(BUILDER) builder-config.yaml cmd/otelcol-modelplane
+	scripts/generate.sh $(BUILDER) bench/reference/builder-config.yaml bench/reference/cmd/otelcol-reference
 
 ## check-generated: fail when cmd/otelcol-modelplane is stale against builder-config.yaml
 check-generated: $(BUILDER)
 	scripts/check-generated.sh $(BUILDER) builder-config.yaml cmd/otelcol-modelplane
+	scripts/check-generated.sh $(BUILDER) bench/reference/builder-config.yaml bench/reference/cmd/otelcol-reference
 
 ## lint: gofmt and go vet
 lint:

@@ -1,0 +1,400 @@
+// Command e2e compares whole collectors on the same work: otelcol-modelplane against the
+// reference collector running the processors Modelplane renders for contrib. Both scrape the
+// same demo fleet (engine replicas and GPUs from testdata/exposition, counters advancing)
+// for the same time, export over OTLP/HTTP to the same local sink, in alternating runs. It
+// prints per run: CPU seconds, peak RSS, series and samples out, start-up time to first
+// export; and checks that both exported the same series.
+//
+//	go run ./bench/e2e -ours bin/otelcol-modelplane -reference bin/otelcol-reference
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"text/template"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
+	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
+)
+
+func main() {
+	ours := flag.String("ours", "bin/otelcol-modelplane", "otelcol-modelplane binary")
+	ref := flag.String("reference", "bin/otelcol-reference", "reference collector binary")
+	sizes := flag.String("fleets", "8x8,64x8,256x16", "engines x GPUs, comma-separated")
+	runFor := flag.Duration("run", 20*time.Second, "how long each collector scrapes after its first export")
+	interval := flag.Duration("interval", 2*time.Second, "scrape interval")
+	reps := flag.Int("reps", 2, "runs per collector and fleet, alternating")
+	flag.StringVar(&profileOut, "profile", "", "write a 10 s CPU profile of otelcol-modelplane at the last fleet here")
+	flag.Parse()
+
+	fmt.Printf("| fleet | collector | CPU s | peak RSS MiB | series | samples | start-up to first export |\n|---|---|---|---|---|---|---|\n")
+	sizeList := strings.Split(*sizes, ",")
+	for _, size := range sizeList {
+		var engines, gpus int
+		if _, err := fmt.Sscanf(size, "%dx%d", &engines, &gpus); err != nil {
+			log.Fatalf("fleet %q: want ENGINESxGPUS", size)
+		}
+		targets, stop, err := startFleet(engines, gpus)
+		if err != nil {
+			log.Fatal(err)
+		}
+		series := map[string]map[string]bool{}
+		for r := 0; r < *reps; r++ {
+			order := []string{"ours", "reference"}
+			if r%2 == 1 {
+				order = []string{"reference", "ours"}
+			}
+			for _, which := range order {
+				bin := *ours
+				if which == "reference" {
+					bin = *ref
+				}
+				last := size == sizeList[len(sizeList)-1] && r == *reps-1
+				res, err := run(bin, which, targets, *interval, *runFor, profileOut != "" && last)
+				if err != nil {
+					log.Fatalf("%s %s: %v", which, size, err)
+				}
+				fmt.Printf("| %d engines, %d GPUs | %s | %.2f | %.1f | %d | %d | %v |\n", engines, gpus, which,
+					res.cpu, float64(res.peakRSS)/(1<<20), len(res.series), res.samples, res.startup.Round(10*time.Millisecond))
+				series[which] = res.series
+			}
+		}
+		missing, extra := diff(series["reference"], series["ours"])
+		fmt.Printf("| %d engines, %d GPUs | same series? | %v | | only in reference: %d | only in ours: %d | |\n", engines, gpus, missing == 0 && extra == 0, missing, extra)
+		stop()
+	}
+}
+
+var profileOut string
+
+type result struct {
+	cpu     float64
+	peakRSS int64
+	series  map[string]bool
+	samples int
+	startup time.Duration
+}
+
+func diff(a, b map[string]bool) (onlyA, onlyB int) {
+	for k := range a {
+		if !b[k] {
+			onlyA++
+		}
+	}
+	for k := range b {
+		if !a[k] {
+			onlyB++
+		}
+	}
+	return onlyA, onlyB
+}
+
+// sink is an OTLP/HTTP receiver that counts what it gets.
+type sink struct {
+	mu      sync.Mutex
+	first   time.Time
+	series  map[string]bool
+	samples int
+}
+
+func (s *sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	req := pmetricotlp.NewExportRequest()
+	if err := req.UnmarshalProto(body); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	if s.first.IsZero() {
+		s.first = time.Now()
+	}
+	count(req.Metrics(), s.series, &s.samples)
+	s.mu.Unlock()
+	out, _ := pmetricotlp.NewExportResponse().MarshalProto()
+	_, _ = w.Write(out)
+}
+
+// count adds md's series (name, type and attributes; empty values left out as Prometheus
+// does) and points.
+func count(md pmetric.Metrics, series map[string]bool, samples *int) {
+	key := func(m pcommon.Map) string {
+		var kv []string
+		for k, v := range m.All() {
+			if s := v.AsString(); s != "" {
+				kv = append(kv, k+"="+s)
+			}
+		}
+		sort.Strings(kv)
+		return strings.Join(kv, ",")
+	}
+	for i := 0; i < md.ResourceMetrics().Len(); i++ {
+		rm := md.ResourceMetrics().At(i)
+		res := key(rm.Resource().Attributes())
+		for j := 0; j < rm.ScopeMetrics().Len(); j++ {
+			ms := rm.ScopeMetrics().At(j).Metrics()
+			for k := 0; k < ms.Len(); k++ {
+				m := ms.At(k)
+				add := func(a pcommon.Map) {
+					series[m.Name()+"{"+res+"|"+key(a)+"}"] = true
+					*samples++
+				}
+				switch m.Type() {
+				case pmetric.MetricTypeGauge:
+					for d := 0; d < m.Gauge().DataPoints().Len(); d++ {
+						add(m.Gauge().DataPoints().At(d).Attributes())
+					}
+				case pmetric.MetricTypeSum:
+					for d := 0; d < m.Sum().DataPoints().Len(); d++ {
+						add(m.Sum().DataPoints().At(d).Attributes())
+					}
+				case pmetric.MetricTypeHistogram:
+					for d := 0; d < m.Histogram().DataPoints().Len(); d++ {
+						add(m.Histogram().DataPoints().At(d).Attributes())
+					}
+				}
+			}
+		}
+	}
+}
+
+var config = template.Must(template.New("c").Parse(`
+receivers:
+  prometheus:
+    config:
+      scrape_configs:
+{{- range $i, $t := .Targets }}
+        - job_name: {{ $t.Job }}-{{ $i }}
+          scrape_interval: {{ $.Interval }}
+          static_configs:
+            - targets: ["{{ $t.Addr }}"]
+              labels: { {{- range $k, $v := $t.Labels }}{{ $k }}: "{{ $v }}", {{ end -}} }
+{{- end }}
+processors:
+  memory_limiter:
+    check_interval: 1s
+    limit_mib: 4000
+{{ .Processors }}
+  batch:
+    timeout: 1s
+exporters:
+  otlp_http:
+    endpoint: http://{{ .Sink }}
+    compression: none
+{{- if .Pprof }}
+extensions:
+  pprof:
+    endpoint: {{ .Pprof }}
+{{- end }}
+service:
+{{- if .Pprof }}
+  extensions: [pprof]
+{{- end }}
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    metrics:
+      receivers: [prometheus]
+      processors: [{{ .Pipeline }}]
+      exporters: [otlp_http]
+`))
+
+type target struct {
+	Job, Addr string
+	Labels    map[string]string
+}
+
+func processors(which string) (string, string, error) {
+	if which == "ours" {
+		return `  resource/cluster:
+    attributes:
+      - {key: cluster, value: bench, action: upsert}
+  modelplane_mapping:
+    builtin: false
+    mapping_files: [testdata/anchor/modelplane-builtins.yaml]`, "memory_limiter, resource/cluster, modelplane_mapping, batch", nil
+	}
+	raw, err := os.ReadFile("testdata/anchor/modelplane-pipeline.yaml")
+	if err != nil {
+		return "", "", err
+	}
+	var doc struct {
+		Processors map[string]any `yaml:"processors"`
+	}
+	if err := yaml.Unmarshal(bytes.ReplaceAll(raw, []byte("${env:CLUSTER_NAME}"), []byte("bench")), &doc); err != nil {
+		return "", "", err
+	}
+	out, err := yaml.Marshal(doc.Processors)
+	if err != nil {
+		return "", "", err
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		b.WriteString("  " + l + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n"), "memory_limiter, resource/cluster, transform/identity, transform/modelplane, groupbyattrs/identity, filter/modelplane, batch", nil
+}
+
+// startFleet serves the demo fleet both collectors scrape, so they see the same targets.
+func startFleet(engines, gpus int) ([]target, func(), error) {
+	var fleet []*demofleet.Engine
+	stop := func() {
+		for _, e := range fleet {
+			_ = e.Stop()
+		}
+	}
+	var targets []target
+	for _, t := range scrapetest.Fleet(engines, gpus) {
+		e, err := demofleet.NewEngine(t.Job, "127.0.0.1:0", filepath.Join("testdata", "exposition", t.File))
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
+		if err := e.Start(); err != nil {
+			stop()
+			return nil, nil, err
+		}
+		fleet = append(fleet, e)
+		targets = append(targets, target{Job: t.Job, Addr: e.Addr, Labels: t.Labels})
+	}
+	return targets, stop, nil
+}
+
+func fetchProfile(addr, out string) error {
+	resp, err := http.Get("http://" + addr + "/debug/pprof/profile?seconds=10")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(f, resp.Body)
+	return err
+}
+
+func run(bin, which string, targets []target, interval, runFor time.Duration, profile bool) (result, error) {
+	s := &sink{series: map[string]bool{}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return result{}, err
+	}
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+
+	procs, pipeline, err := processors(which)
+	if err != nil {
+		return result{}, err
+	}
+	pprof := ""
+	if profile && which == "ours" {
+		pl, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return result{}, err
+		}
+		pprof = pl.Addr().String()
+		pl.Close()
+	}
+	var cfg bytes.Buffer
+	if err := config.Execute(&cfg, map[string]any{"Targets": targets, "Interval": interval, "Sink": ln.Addr().String(), "Processors": procs, "Pipeline": pipeline, "Pprof": pprof}); err != nil {
+		return result{}, err
+	}
+	dir, err := os.MkdirTemp("", "bench-e2e")
+	if err != nil {
+		return result{}, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(path, cfg.Bytes(), 0o600); err != nil {
+		return result{}, err
+	}
+	cmd := exec.Command(bin, "--config="+path)
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	began := time.Now()
+	if err := cmd.Start(); err != nil {
+		return result{}, err
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s.mu.Lock()
+		first := s.first
+		s.mu.Unlock()
+		if !first.IsZero() {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			return result{}, fmt.Errorf("no export within 60s:\n%s", tail(logs.String()))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if pprof != "" {
+		if err := fetchProfile(pprof, profileOut); err != nil {
+			return result{}, err
+		}
+	}
+	time.Sleep(runFor)
+	cpu, rss, err := usage(cmd.Process.Pid)
+	if err != nil {
+		return result{}, err
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return result{cpu: cpu, peakRSS: rss, series: s.series, samples: s.samples, startup: s.first.Sub(began)}, nil
+}
+
+// usage reads a process's CPU seconds (user and system) and peak resident memory.
+func usage(pid int) (float64, int64, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	var hwm int64
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			hwm = kb * 1024
+		}
+	}
+	const ticks = 100 // USER_HZ on Linux
+	return (utime + stime) / ticks, hwm, nil
+}
+
+func tail(s string) string {
+	if len(s) > 3000 {
+		return s[len(s)-3000:]
+	}
+	return s
+}
