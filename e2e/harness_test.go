@@ -68,7 +68,14 @@ type process struct {
 
 func start(t *testing.T, name string, args ...string) *process {
 	t.Helper()
+	return startWithEnv(t, nil, name, args...)
+}
+
+// startWithEnv starts name with env (nil: this process's environment).
+func startWithEnv(t *testing.T, env []string, name string, args ...string) *process {
+	t.Helper()
 	p := &process{cmd: exec.Command(name, args...), out: new(bytes.Buffer)}
+	p.cmd.Env = env
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	require.NoError(t, p.cmd.Start(), name)
 	t.Cleanup(func() {

@@ -46,6 +46,7 @@ type nvmlCollector struct {
 	mu     sync.Mutex
 	logged map[string]bool // messages logged once
 	gpm    map[string]nvml.GpmSample
+	xid    *xidWatcher
 }
 
 func newCollector(cfg *Config, logger *zap.Logger) collector {
@@ -95,6 +96,9 @@ func (c *nvmlCollector) init(now time.Time) bool {
 	n, _ := c.lib.DeviceGetCount()
 	c.start = pcommon.NewTimestampFromTime(now)
 	c.logger.Info("NVML loaded", zap.String("driver", c.driver), zap.Int("gpus", n))
+	if c.cfg.enabled(fieldByName["DCGM_FI_DEV_XID_ERRORS"]) {
+		c.xid = watchXID(c.lib, c.logger)
+	}
 	return true
 }
 
@@ -215,6 +219,12 @@ func (c *nvmlCollector) collectDevice(g *gpu, owners map[deviceKey][]owner, out 
 	for i := range fields {
 		f := &fields[i]
 		if !c.cfg.enabled(f) || f.profiling {
+			continue
+		}
+		if f.name == "DCGM_FI_DEV_XID_ERRORS" {
+			if c.xid != nil {
+				emit(f, c.xid.lastXID(g.uuid), nil)
+			}
 			continue
 		}
 		v, ret := read(f, g)
@@ -445,6 +455,10 @@ func (c *nvmlCollector) collectMIG(g *gpu, owners map[deviceKey][]owner, out *em
 }
 
 func (c *nvmlCollector) shutdown() error {
+	if c.xid != nil {
+		c.xid.close()
+		c.xid = nil
+	}
 	for uuid, s := range c.gpm {
 		_ = s.Free()
 		delete(c.gpm, uuid)

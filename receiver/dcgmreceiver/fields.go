@@ -41,6 +41,7 @@ var fields = []field{
 	{name: "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL", help: "Total number of NVLink data CRC errors.", counter: true},
 	{name: "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", help: "Total number of NVLink retries.", counter: true},
 	{name: "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", help: "Total number of NVLink recovery errors.", counter: true},
+	{name: "DCGM_FI_DEV_XID_ERRORS", help: "Value of the last XID error encountered."},
 }
 
 var fieldByName = func() map[string]*field {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
-	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/gpus"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 )
@@ -61,9 +60,14 @@ type fakeNode struct {
 }
 
 func newFakeNode(states ...gpuState) *fakeNode {
+	return newFakeNodeOf(gpus.H100_SXM5_80GB, states...)
+}
+
+// newFakeNodeOf is a node of one GPU model from NVML's mock catalog (H100, H200, ...).
+func newFakeNodeOf(model gpus.Config, states ...gpuState) *fakeNode {
 	cfgs := make([]gpus.Config, len(states))
 	for i := range states {
-		cfgs[i] = gpus.H100_SXM5_80GB
+		cfgs[i] = model
 	}
 	srv, _ := server.New(server.WithGPUs(cfgs...), server.WithDriverVersion("580.95.05"))
 	n := &fakeNode{Server: srv, states: states}
@@ -194,4 +198,3 @@ func (n *fakeNode) set(i int, f func(*gpuState)) {
 	f(&n.states[i])
 }
 
-var _ = dgxh100.New

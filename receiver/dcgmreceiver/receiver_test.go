@@ -13,7 +13,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
-	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh200"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/gpus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
@@ -239,6 +239,50 @@ func TestOptInFields(t *testing.T) {
 	assert.ErrorContains(t, bad.Validate(), `metrics: unknown field "DCGM_FI_DEV_NOPE"`)
 }
 
+// XID errors from NVML events: the last XID per GPU, 0 before any; the watcher stops on
+// shutdown (goleak).
+func TestXIDEvents(t *testing.T) {
+	node := newFakeNode(h100State(), l4State())
+	events := make(chan nvml.EventData, 4)
+	freed := false
+	node.EventSetCreateFunc = func() (nvml.EventSet, nvml.Return) {
+		return &mock.EventSet{
+			WaitFunc: func(ms uint32) (nvml.EventData, nvml.Return) {
+				select {
+				case e := <-events:
+					return e, nvml.SUCCESS
+				case <-time.After(time.Duration(ms) * time.Millisecond):
+					return nvml.EventData{}, nvml.ERROR_TIMEOUT
+				}
+			},
+			FreeFunc: func() nvml.Return { freed = true; return nvml.SUCCESS },
+		}, nvml.SUCCESS
+	}
+	registered := 0
+	for _, d := range node.devices {
+		d.RegisterEventsFunc = func(uint64, nvml.EventSet) nvml.Return { registered++; return nvml.SUCCESS }
+	}
+	cfg := testConfig(t)
+	cfg.Metrics = map[string]MetricConfig{"DCGM_FI_DEV_XID_ERRORS": {Enabled: true}}
+	withNVML(t, node)
+	c := newCollector(cfg, zap.NewNop()).(*nvmlCollector)
+	md, err := c.collect(context.Background(), time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, 2, registered)
+	assert.Equal(t, 0.0, find(points(md), "DCGM_FI_DEV_XID_ERRORS", "1")[0].value)
+	events <- nvml.EventData{Device: node.devices[1], EventType: nvml.EventTypeXidCriticalError, EventData: 79}
+	require.Eventually(t, func() bool {
+		md, err := c.collect(context.Background(), time.Now())
+		require.NoError(t, err)
+		return find(points(md), "DCGM_FI_DEV_XID_ERRORS", "1")[0].value == 79
+	}, 5*time.Second, 10*time.Millisecond)
+	md, err = c.collect(context.Background(), time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, 0.0, find(points(md), "DCGM_FI_DEV_XID_ERRORS", "0")[0].value, "only the GPU that had it")
+	require.NoError(t, c.shutdown())
+	assert.True(t, freed)
+}
+
 // MIG instances get their framebuffer series with GPU_I_PROFILE and GPU_I_ID.
 func TestMIG(t *testing.T) {
 	node := newFakeNode(h100State())
@@ -360,7 +404,6 @@ func TestDeviceIDForms(t *testing.T) {
 // The receiver starts, feeds the pipeline on its interval, and stops every goroutine
 // (goleak checks in TestMain).
 func TestReceiverLifecycle(t *testing.T) {
-	withNVML(t, dgxh200.New())
 	node := newFakeNode(h100State())
 	withNVML(t, node)
 	cfg := testConfig(t)
@@ -374,15 +417,17 @@ func TestReceiverLifecycle(t *testing.T) {
 	assert.Equal(t, node.allocs, node.freed, "every GPM sample freed")
 }
 
-// One collection of 8 GPUs on the mock: time and allocations.
+// One collection of 8 GPUs (an HGX H200 node, from NVML's mock catalog): time and
+// allocations.
 func BenchmarkCollect8GPUs(b *testing.B) {
 	states := make([]gpuState, 8)
 	for i := range states {
 		states[i] = h100State()
+		states[i].Name = gpus.H200_SXM5_141GB.Name
 		states[i].UUID = "GPU-" + strings.Repeat(string(rune('a'+i)), 8)
 		states[i].Minor = i
 	}
-	node := newFakeNode(states...)
+	node := newFakeNodeOf(gpus.H200_SXM5_141GB, states...)
 	old := newNVML
 	newNVML = func(*Config) nvml.Interface { return node }
 	defer func() { newNVML = old }()

@@ -1,0 +1,50 @@
+package e2e
+
+import (
+	"bufio"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// What `make run` does: the collector with no --config runs its embedded default against
+// local engines (here on other ports, through the documented environment variables) and
+// serves only modelplane_* series on its Prometheus endpoint, with no GPU on the machine.
+func TestEmbeddedDefault(t *testing.T) {
+	vllm := startEngine(t, "vllm", "vllm.prom", nil)
+	sglang := startEngine(t, "sglang", "sglang.prom", nil)
+	dcgm := startEngine(t, "dcgm-exporter", "dcgm-exporter.prom", nil)
+	endpoint := freePort(t)
+	env := append(os.Environ(),
+		"MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_SGLANG_TARGET="+sglang.Addr,
+		"MODELPLANE_DCGM_EXPORTER_TARGET="+dcgm.Addr, "MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint,
+		"MODELPLANE_SCRAPE_INTERVAL=1s", "MODELPLANE_CLUSTER=laptop")
+	p := startWithEnv(t, env, collectorBin)
+	var names map[string]bool
+	eventually(t, "modelplane_ series on the embedded default's endpoint", func() bool {
+		names = map[string]bool{}
+		resp, err := http.Get("http://" + endpoint + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			if line == "" || line[0] == '#' {
+				continue
+			}
+			names[strings.FieldsFunc(line, func(r rune) bool { return r == '{' || r == ' ' })[0]] = true
+		}
+		return names["modelplane_gpu_memory_used_bytes"] && names["modelplane_requests_waiting"] && names["modelplane_kv_cache_utilization_ratio"]
+	})
+	for n := range names {
+		assert.True(t, strings.HasPrefix(n, "modelplane_"), "not modelplane_*: %s", n)
+	}
+	assert.Contains(t, p.out.String(), "NVML is not available", "one clear line where there is no GPU")
+	assert.Equal(t, 1, strings.Count(p.out.String(), "NVML is not available"))
+}
