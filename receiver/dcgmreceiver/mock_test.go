@@ -197,4 +197,3 @@ func (n *fakeNode) set(i int, f func(*gpuState)) {
 	defer n.mu.Unlock()
 	f(&n.states[i])
 }
-
