@@ -215,7 +215,7 @@ receivers:
       scrape_configs:
 {{- range $i, $e := .Engines }}
         - job_name: {{ $e.Job }}-{{ $i }}
-          scrape_interval: 1s
+          scrape_interval: {{ if $.Interval }}{{ $.Interval }}{{ else }}1s{{ end }}
           static_configs:
             - targets: ["{{ $e.Addr }}"]
               labels:
@@ -289,6 +289,7 @@ type collectorSetup struct {
 	TokenFile  string // bearer token file for remote write, if any
 	MappingDir string
 	Health     string
+	Interval   string // scrape interval; default 1s
 }
 
 func startCollector(t *testing.T, setup collectorSetup) *process {

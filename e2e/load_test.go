@@ -1,0 +1,96 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// loadDuration is how long the load test scrapes; E2E_LOAD shortens it for a quick run.
+func loadDuration() time.Duration {
+	if s := os.Getenv("E2E_LOAD"); s != "" {
+		if d, err := time.ParseDuration(s); err == nil {
+			return d
+		}
+	}
+	return 5 * time.Minute
+}
+
+// 64 engine targets and 8 GPUs scraped every 5 s for 5 minutes: every scraped sample
+// arrives in Prometheus. CPU seconds and peak memory of the collector are logged for
+// docs/reliability.md.
+func TestLoad64EnginesAnd8GPUs(t *testing.T) {
+	prom := startPrometheus(t)
+	var engines []*engine
+	for i := 0; i < 64; i++ {
+		file, kind := "vllm.prom", "vllm"
+		if i%2 == 1 {
+			file, kind = "sglang.prom", "sglang"
+		}
+		engines = append(engines, startEngine(t, kind, file, map[string]string{
+			"namespace": "inference", "deployment": fmt.Sprintf("%s-%d", kind, i/8), "replica": fmt.Sprintf("r-%d", i),
+			"engine": kind, "role": "unified", "node": "gpu-node-01",
+		}))
+	}
+	for i := 0; i < 4; i++ {
+		engines = append(engines, startEngine(t, "dcgm-exporter", "dcgm-exporter.prom", map[string]string{"node": fmt.Sprintf("gpu-node-%02d", i)}))
+	}
+	setup := collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freePort(t), Interval: "5s"}
+	col := startCollector(t, setup)
+	time.Sleep(loadDuration())
+	cpu, rss := processUsage(t, col.cmd.Process.Pid)
+	t.Logf("collector after %v: %.2f CPU seconds, peak RSS %.1f MiB", loadDuration(), cpu, float64(rss)/(1<<20))
+
+	for _, e := range engines {
+		require.NoError(t, e.e.Stop())
+	}
+	// Every engine target: samples of its modelplane_requests_running = scrapes it served.
+	want := map[string]int{}
+	for _, e := range engines[:64] {
+		want[e.Labels["replica"]] = e.e.Rounds()
+	}
+	var got map[string]float64
+	eventually(t, "every scraped sample in Prometheus", func() bool {
+		got = map[string]float64{}
+		for _, s := range prom.query(t, `count_over_time(modelplane_requests_running[30m])`) {
+			got[s.Labels["replica"]] = s.Value
+		}
+		for r, n := range want {
+			if got[r] != float64(n) {
+				return false
+			}
+		}
+		return true
+	})
+	for r, n := range want {
+		assert.Equal(t, float64(n), got[r], r)
+	}
+	gpus := prom.query(t, `count(count_over_time(modelplane_gpu_memory_used_bytes[30m]))`)
+	require.Len(t, gpus, 1)
+	assert.Equal(t, 8.0, gpus[0].Value, "8 GPUs")
+}
+
+// processUsage reads a process's CPU seconds and peak resident memory from /proc.
+func processUsage(t *testing.T, pid int) (float64, int64) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	require.NoError(t, err)
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	require.NoError(t, err)
+	var hwm int64
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			hwm = kb * 1024
+		}
+	}
+	return (utime + stime) / 100, hwm
+}
