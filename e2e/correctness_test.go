@@ -136,3 +136,27 @@ func TestBrokenMappingUpdateKeepsFlowing(t *testing.T) {
 		assert.Positive(t, s[0].Value, q)
 	}
 }
+
+// A broken mapping file at start: the collector starts, the built-ins and the other files
+// flow, and one warning names the file, the field and the value.
+func TestBrokenMappingAtStart(t *testing.T) {
+	prom := startPrometheus(t)
+	mapDir := t.TempDir()
+	good, err := os.ReadFile("testdata/my-engine-mapping.yaml")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(mapDir, "a-good.yaml"), good, 0o600))
+	bad := filepath.Join(mapDir, "b-bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: bad}\nspec:\n  metrics:\n  - {from: x, to: requests_total}\n"), 0o600))
+	myEngine, err := filepath.Abs("testdata/my-engine.prom")
+	require.NoError(t, err)
+	engines := []*engine{
+		startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0")),
+		startEngine(t, "my-engine", myEngine, map[string]string{"deployment": "mine", "replica": "mine-0", "engine": "my-engine"}),
+	}
+	col := startCollector(t, collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: mapDir, Health: freePort(t)})
+	eventually(t, "built-in and good-file series", func() bool {
+		return len(prom.query(t, `modelplane_requests_waiting{engine="vllm"}`)) == 1 &&
+			len(prom.query(t, `modelplane_request_kv_transfer_seconds_count`)) == 1
+	})
+	assert.Equal(t, 1, strings.Count(col.out.String(), bad+`: MetricMapping \"bad\": metrics[0].to: \"requests_total\" does not match`))
+}
