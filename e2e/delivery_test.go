@@ -24,6 +24,7 @@ import (
 // otlpSink is an OTLP/HTTP metrics receiver on loopback that keeps what it is sent.
 type otlpSink struct {
 	addr string
+	down atomic.Bool // answer 503, as a backend in an outage
 	mu   sync.Mutex
 	got  []pmetric.Metrics
 }
@@ -34,6 +35,10 @@ func startOTLPSink(t *testing.T) *otlpSink {
 	require.NoError(t, err)
 	s.addr = ln.Addr().String()
 	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.down.Load() {
+			http.Error(w, "unavailable", http.StatusServiceUnavailable)
+			return
+		}
 		body, err := io.ReadAll(r.Body)
 		if err != nil || r.URL.Path != "/v1/metrics" {
 			http.Error(w, "bad request", http.StatusBadRequest)
@@ -97,6 +102,33 @@ func (s *otlpSink) latest() map[string]map[string]float64 {
 		}
 	}
 	return out
+}
+
+// timestamps counts the distinct timestamps received for metric name on a resource whose
+// attributes include replica: one per scrape, however often a batch was resent.
+func (s *otlpSink) timestamps(name, replica string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := map[pcommon.Timestamp]bool{}
+	for _, md := range s.got {
+		for i := 0; i < md.ResourceMetrics().Len(); i++ {
+			rm := md.ResourceMetrics().At(i)
+			if v, ok := rm.Resource().Attributes().Get("replica"); !ok || v.AsString() != replica {
+				continue
+			}
+			for j := 0; j < rm.ScopeMetrics().Len(); j++ {
+				ms := rm.ScopeMetrics().At(j).Metrics()
+				for k := 0; k < ms.Len(); k++ {
+					if m := ms.At(k); m.Name() == name && m.Type() == pmetric.MetricTypeSum {
+						for d := 0; d < m.Sum().DataPoints().Len(); d++ {
+							seen[m.Sum().DataPoints().At(d).Timestamp()] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	return len(seen)
 }
 
 func attrsKey(m pcommon.Map) string {
@@ -233,4 +265,32 @@ func TestTokenRotation(t *testing.T) {
 	require.Len(t, s, 1)
 	assert.Equal(t, float64(rounds), s[0].Value, "samples in Prometheus vs scrapes served")
 	assert.NotContains(t, col.out.String(), "401")
+}
+
+// With a file_storage-backed sending queue, a collector restarted while the OTLP backend is
+// down loses nothing: the backend ends up with one point per scrape.
+func TestRestartDuringOutagePersistentQueue(t *testing.T) {
+	sink := startOTLPSink(t)
+	vllm := startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))
+	setup := collectorSetup{Engines: []*engine{vllm}, OTLP: sink.addr, MappingDir: t.TempDir(), Health: freePort(t), QueueDir: t.TempDir()}
+	col := startCollector(t, setup)
+	eventually(t, "first points", func() bool { return sink.timestamps("modelplane_requests_preempted_total", "llama-0") > 0 })
+	sink.down.Store(true)
+	time.Sleep(10 * time.Second)
+	require.NoError(t, col.cmd.Process.Signal(os.Interrupt))
+	_, _ = col.cmd.Process.Wait()
+	startCollector(t, setup)
+	time.Sleep(10 * time.Second)
+	sink.down.Store(false)
+	require.NoError(t, vllm.e.Stop())
+	rounds := vllm.e.Rounds()
+	deadline := time.Now().Add(60 * time.Second)
+	got := 0
+	for time.Now().Before(deadline) {
+		if got = sink.timestamps("modelplane_requests_preempted_total", "llama-0"); got == rounds {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	assert.Equal(t, rounds, got, "points delivered after an outage with a collector restart vs scrapes served")
 }

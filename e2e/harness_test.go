@@ -224,6 +224,9 @@ receivers:
 {{- end }}
 {{- end }}
 processors:
+  memory_limiter:
+    check_interval: 1s
+    limit_mib: {{ .MemoryLimitMiB }}
   resource/cluster:
     attributes:
       - {key: cluster, value: e2e, action: upsert}
@@ -262,6 +265,17 @@ exporters:
   otlp_http:
     endpoint: http://{{ .OTLP }}
     compression: none
+{{- if .QueueDir }}
+    retry_on_failure:
+      enabled: true
+      initial_interval: 1s
+      max_interval: 5s
+      max_elapsed_time: 0
+    sending_queue:
+      enabled: true
+      storage: file_storage
+      queue_size: 10000
+{{- end }}
 {{- end }}
 extensions:
   health_check:
@@ -270,15 +284,19 @@ extensions:
   bearertokenauth:
     filename: {{ .TokenFile }}
 {{- end }}
+{{- if .QueueDir }}
+  file_storage:
+    directory: {{ .QueueDir }}
+{{- end }}
 service:
-  extensions: [health_check{{ if .TokenFile }}, bearertokenauth{{ end }}]
+  extensions: [health_check{{ if .TokenFile }}, bearertokenauth{{ end }}{{ if .QueueDir }}, file_storage{{ end }}]
   telemetry:
     metrics:
       level: none
   pipelines:
     metrics:
       receivers: [prometheus]
-      processors: [resource/cluster, modelplane_mapping, batch]
+      processors: [memory_limiter, resource/cluster, modelplane_mapping, batch]
       exporters: [{{ if .Prometheus }}prometheus_remote_write{{ end }}{{ if and .Prometheus .OTLP }}, {{ end }}{{ if .OTLP }}otlp_http{{ end }}]
 `))
 
@@ -290,7 +308,13 @@ type collectorSetup struct {
 	MappingDir string
 	Health     string
 	Interval   string // scrape interval; default 1s
+	QueueDir   string // file_storage folder for a persistent OTLP sending queue, if any
 }
+
+// MemoryLimitMiB is the memory_limiter's limit, the same in every test.
+func (collectorSetup) MemoryLimitMiB() int { return memoryLimitMiB }
+
+const memoryLimitMiB = 400
 
 func startCollector(t *testing.T, setup collectorSetup) *process {
 	t.Helper()

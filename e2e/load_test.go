@@ -22,11 +22,8 @@ func loadDuration() time.Duration {
 	return 5 * time.Minute
 }
 
-// 64 engine targets and 8 GPUs scraped every 5 s for 5 minutes: every scraped sample
-// arrives in Prometheus. CPU seconds and peak memory of the collector are logged for
-// docs/reliability.md.
-func TestLoad64EnginesAnd8GPUs(t *testing.T) {
-	prom := startPrometheus(t)
+// largeFleet is 64 engine targets (vLLM and SGLang pages) and 8 GPUs (4 dcgm-exporter pages).
+func largeFleet(t *testing.T) []*engine {
 	var engines []*engine
 	for i := 0; i < 64; i++ {
 		file, kind := "vllm.prom", "vllm"
@@ -41,19 +38,20 @@ func TestLoad64EnginesAnd8GPUs(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		engines = append(engines, startEngine(t, "dcgm-exporter", "dcgm-exporter.prom", map[string]string{"node": fmt.Sprintf("gpu-node-%02d", i)}))
 	}
-	setup := collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freePort(t), Interval: "5s"}
-	col := startCollector(t, setup)
-	time.Sleep(loadDuration())
-	cpu, rss := processUsage(t, col.cmd.Process.Pid)
-	t.Logf("collector after %v: %.2f CPU seconds, peak RSS %.1f MiB", loadDuration(), cpu, float64(rss)/(1<<20))
+	return engines
+}
 
+// everySampleArrived stops the engines and waits until, for every engine target, Prometheus
+// holds one modelplane_requests_running sample per scrape served.
+func everySampleArrived(t *testing.T, prom *prometheus, engines []*engine) {
 	for _, e := range engines {
 		require.NoError(t, e.e.Stop())
 	}
-	// Every engine target: samples of its modelplane_requests_running = scrapes it served.
 	want := map[string]int{}
-	for _, e := range engines[:64] {
-		want[e.Labels["replica"]] = e.e.Rounds()
+	for _, e := range engines {
+		if r := e.Labels["replica"]; r != "" {
+			want[r] = e.e.Rounds()
+		}
 	}
 	var got map[string]float64
 	eventually(t, "every scraped sample in Prometheus", func() bool {
@@ -71,6 +69,37 @@ func TestLoad64EnginesAnd8GPUs(t *testing.T) {
 	for r, n := range want {
 		assert.Equal(t, float64(n), got[r], r)
 	}
+}
+
+// A large fleet with the backend down for two minutes: the collector's memory stays under
+// its limit, and after recovery every sample arrives.
+func TestLongOutageLargeFleet(t *testing.T) {
+	prom := startPrometheus(t)
+	engines := largeFleet(t)
+	col := startCollector(t, collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freePort(t), Interval: "5s"})
+	eventually(t, "first samples", func() bool { return len(prom.query(t, `modelplane_requests_running`)) == 64 })
+	prom.stop(t)
+	time.Sleep(outage())
+	_, rss := processUsage(t, col.cmd.Process.Pid)
+	prom.start(t)
+	t.Logf("peak RSS after a %v outage with 64 engines and 8 GPUs: %.1f MiB (limit %d MiB)", outage(), float64(rss)/(1<<20), memoryLimitMiB)
+	assert.Less(t, rss, int64(memoryLimitMiB)<<20)
+	everySampleArrived(t, prom, engines)
+}
+
+// 64 engine targets and 8 GPUs scraped every 5 s for 5 minutes: every scraped sample
+// arrives in Prometheus. CPU seconds and peak memory of the collector are logged for
+// docs/reliability.md.
+func TestLoad64EnginesAnd8GPUs(t *testing.T) {
+	prom := startPrometheus(t)
+	engines := largeFleet(t)
+	setup := collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freePort(t), Interval: "5s"}
+	col := startCollector(t, setup)
+	time.Sleep(loadDuration())
+	cpu, rss := processUsage(t, col.cmd.Process.Pid)
+	t.Logf("collector after %v: %.2f CPU seconds, peak RSS %.1f MiB", loadDuration(), cpu, float64(rss)/(1<<20))
+
+	everySampleArrived(t, prom, engines)
 	gpus := prom.query(t, `count(count_over_time(modelplane_gpu_memory_used_bytes[30m]))`)
 	require.Len(t, gpus, 1)
 	assert.Equal(t, 8.0, gpus[0].Value, "8 GPUs")
