@@ -1,0 +1,58 @@
+package e2e
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Remote write keeps its queue in memory: a collector restarted while Prometheus is down
+// loses what it had queued. This measures how much (docs/reliability.md says how to avoid it).
+func TestRestartDuringOutageRemoteWriteLoss(t *testing.T) {
+	prom := startPrometheus(t)
+	vllm := startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))
+	setup := collectorSetup{Engines: []*engine{vllm}, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freePort(t)}
+	col := startCollector(t, setup)
+	eventually(t, "first samples", func() bool {
+		return len(prom.query(t, `modelplane_requests_preempted_total{replica="llama-0"}`)) == 1
+	})
+	prom.stop(t)
+	before := vllm.e.Rounds()
+	time.Sleep(10 * time.Second)
+	// A stopping collector keeps retrying its queue (timeout 10m), so, as the kubelet does
+	// after the grace period, kill it if it has not exited within 5 s.
+	require.NoError(t, col.cmd.Process.Signal(os.Interrupt))
+	exited := make(chan struct{})
+	go func() { _, _ = col.cmd.Process.Wait(); close(exited) }()
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		_ = col.cmd.Process.Kill()
+		<-exited
+	}
+	queued := vllm.e.Rounds() - before
+	startCollector(t, setup)
+	time.Sleep(10 * time.Second)
+	prom.start(t)
+	require.NoError(t, vllm.e.Stop())
+	rounds := vllm.e.Rounds()
+	q := `count_over_time(modelplane_requests_preempted_total{replica="llama-0"}[30m])`
+	var got float64
+	eventually(t, "the restarted collector's samples", func() bool {
+		s := prom.query(t, q)
+		if len(s) == 1 {
+			got = s[0].Value
+		}
+		return got >= float64(rounds-queued)
+	})
+	time.Sleep(3 * time.Second)
+	if s := prom.query(t, q); len(s) == 1 {
+		got = s[0].Value
+	}
+	lost := rounds - int(got)
+	t.Logf("scrapes %d, in Prometheus %.0f: lost %d, the %d queued in memory when the collector stopped", rounds, got, lost, queued)
+	assert.LessOrEqual(t, lost, queued, "nothing but the in-memory queue is lost")
+}
