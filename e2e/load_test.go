@@ -3,13 +3,13 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/procstat"
 )
 
 // loadDuration is how long the load test scrapes; E2E_LOAD shortens it for a quick run.
@@ -105,21 +105,9 @@ func TestLoad64EnginesAnd8GPUs(t *testing.T) {
 	assert.Equal(t, 8.0, gpus[0].Value, "8 GPUs")
 }
 
-// processUsage reads a process's CPU seconds and peak resident memory from /proc.
+// processUsage reads a process's CPU seconds and peak resident memory.
 func processUsage(t *testing.T, pid int) (float64, int64) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	cpu, rss, err := procstat.Read(pid)
 	require.NoError(t, err)
-	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	require.NoError(t, err)
-	var hwm int64
-	for _, l := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			hwm = kb * 1024
-		}
-	}
-	return (utime + stime) / 100, hwm
+	return cpu, rss
 }

@@ -20,7 +20,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -33,6 +32,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
+	"github.com/modelplaneai/otelcol-modelplane/internal/procstat"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
 )
 
@@ -356,7 +356,7 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 		}
 	}
 	time.Sleep(runFor)
-	cpu, rss, err := usage(cmd.Process.Pid)
+	cpu, rss, err := procstat.Read(cmd.Process.Pid)
 	if err != nil {
 		return result{}, err
 	}
@@ -365,31 +365,6 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return result{cpu: cpu, peakRSS: rss, series: s.series, samples: s.samples, startup: s.first.Sub(began)}, nil
-}
-
-// usage reads a process's CPU seconds (user and system) and peak resident memory.
-func usage(pid int) (float64, int64, error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	// Fields after the command name, which is in parentheses and may hold spaces.
-	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	var hwm int64
-	for _, l := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			hwm = kb * 1024
-		}
-	}
-	const ticks = 100 // USER_HZ on Linux
-	return (utime + stime) / ticks, hwm, nil
 }
 
 func tail(s string) string {

@@ -1,0 +1,23 @@
+package procstat
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestReadSelf(t *testing.T) {
+	x := make([]byte, 64<<20)
+	for i := range x {
+		x[i] = 1 // touch it, so it is resident
+	}
+	cpu, rss, err := Read(os.Getpid())
+	require.NoError(t, err)
+	assert.Greater(t, rss, int64(64<<20), "peak RSS includes the 64 MiB just touched")
+	assert.GreaterOrEqual(t, cpu, 0.0)
+	_, _, err = Read(-1)
+	assert.Error(t, err)
+	_ = x[len(x)-1]
+}
