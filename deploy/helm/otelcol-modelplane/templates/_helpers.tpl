@@ -67,6 +67,13 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- if not (or (hasKey ($s.config | default dict) "resource_to_telemetry_conversion") (hasKey ($s.config | default dict) "resource_constant_labels")) -}}
 {{- $_ := set $cfg "resource_constant_labels" (dict "included" (list "*")) -}}
 {{- end -}}
+{{- else if or (eq $s.type "otlp_http") (eq $s.type "otlp_grpc") -}}
+{{- $cfg = dict "retry_on_failure" (dict "enabled" true "initial_interval" "1s" "max_interval" "5s" "max_elapsed_time" 0) -}}
+{{- if .delivery.persistentQueue -}}
+{{- $_ := set $cfg "sending_queue" (dict "enabled" true "storage" "file_storage" "queue_size" .delivery.queueSize) -}}
+{{- else -}}
+{{- $_ := set $cfg "sending_queue" (dict "enabled" true "queue_size" .delivery.queueSize) -}}
+{{- end -}}
 {{- else if eq $s.type "debug" -}}
 {{- $cfg = dict "verbosity" "basic" -}}
 {{- end -}}
