@@ -1,6 +1,8 @@
 package identity
 
 import (
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,10 +34,13 @@ func resources(md pmetric.Metrics) map[string][]string {
 	out := map[string][]string{}
 	for i := 0; i < md.ResourceMetrics().Len(); i++ {
 		rm := md.ResourceMetrics().At(i)
-		key := ""
+		// Attribute order follows the points' order, which FromRaw does not fix: sort.
+		var kv []string
 		for k, v := range rm.Resource().Attributes().All() {
-			key += k + "=" + v.AsString() + ";"
+			kv = append(kv, k+"="+v.AsString()+";")
 		}
+		sort.Strings(kv)
+		key := strings.Join(kv, "")
 		for j := 0; j < rm.ScopeMetrics().Len(); j++ {
 			ms := rm.ScopeMetrics().At(j).Metrics()
 			for m := 0; m < ms.Len(); m++ {
@@ -57,7 +62,7 @@ func TestUniformIdentityLiftsInPlace(t *testing.T) {
 	md := gaugeBatch(map[string]any{"replica": "r0", "model": "m"}, map[string]any{"replica": "r0", "model": "n"})
 	New(DefaultKeys).Apply(md)
 	assert.Equal(t, map[string][]string{
-		"service.name=eng;replica=r0;": {"a model=m", "a model=n", "b model=m", "b model=n"},
+		"replica=r0;service.name=eng;": {"a model=m", "a model=n", "b model=m", "b model=n"},
 	}, resources(md))
 }
 
@@ -67,8 +72,8 @@ func TestMixedIdentitySplitsWithoutMerging(t *testing.T) {
 	got := resources(md)
 	assert.Equal(t, map[string][]string{
 		"service.name=eng;":                        {"a model=m", "b model=m"},
-		"service.name=eng;replica=r0;":             {"a", "a", "b", "b"},
-		"service.name=eng;replica=r1;role=decode;": {"a", "b"},
+		"replica=r0;service.name=eng;":             {"a", "a", "b", "b"},
+		"replica=r1;role=decode;service.name=eng;": {"a", "b"},
 	}, got)
 	require.Equal(t, 3, md.ResourceMetrics().Len())
 	for i := 0; i < 3; i++ {
