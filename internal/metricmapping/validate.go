@@ -1,7 +1,6 @@
 package metricmapping
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -163,11 +162,4 @@ func checkName(add func(field, format string, args ...any), field, v string, re 
 	case !re.MatchString(v):
 		add(field, "%q does not match %s", v, pattern)
 	}
-}
-
-// AsError returns the *Error inside err, if any.
-func AsError(err error) (*Error, bool) {
-	var e *Error
-	ok := errors.As(err, &e)
-	return e, ok
 }

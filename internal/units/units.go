@@ -88,10 +88,6 @@ func (u Unit) Target() string { return table[u].target }
 // Short is the abbreviation of the source unit as engines print it in descriptions.
 func (u Unit) Short() string { return table[u].short }
 
-// Modelplane reports whether the unit belongs to the Modelplane v1alpha1 schema, so a
-// document that uses only such units stays valid for the Modelplane control plane.
-func (u Unit) Modelplane() bool { return table[u].modelplane }
-
 // Binary reports whether the conversion multiplies by 2^Shift() and so is exact in float64.
 func (u Unit) Binary() bool { return table[u].bin != 0 }
 

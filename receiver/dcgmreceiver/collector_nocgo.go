@@ -10,9 +10,6 @@ import (
 	"go.uber.org/zap"
 )
 
-// gpuSupport says whether this build can read GPUs: NVML needs cgo.
-const gpuSupport = false
-
 type noGPU struct{}
 
 func newCollector(_ *Config, logger *zap.Logger) collector {

@@ -19,9 +19,6 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadata"
 )
 
-// gpuSupport says whether this build can read GPUs.
-const gpuSupport = true
-
 // newNVML loads the NVML library; tests replace it with NVML's mock.
 var newNVML = func(cfg *Config) nvml.Interface {
 	if cfg.LibraryPath != "" {

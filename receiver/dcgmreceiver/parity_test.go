@@ -4,6 +4,7 @@ package dcgmreceiver
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -13,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/processor/processortest"
 
@@ -37,35 +37,19 @@ func mapped(t *testing.T, md pmetric.Metrics) pmetric.Metrics {
 }
 
 // gpuSeries renders modelplane_gpu_* and modelplane_energy_joules_total points by name,
-// point attributes and value.
+// type, point attributes and value.
 func gpuSeries(md pmetric.Metrics) []string {
 	var out []string
-	for i := 0; i < md.ResourceMetrics().Len(); i++ {
-		sms := md.ResourceMetrics().At(i).ScopeMetrics()
-		for j := 0; j < sms.Len(); j++ {
-			ms := sms.At(j).Metrics()
-			for k := 0; k < ms.Len(); k++ {
-				m := ms.At(k)
-				if !strings.HasPrefix(m.Name(), "modelplane_gpu_") && m.Name() != "modelplane_energy_joules_total" {
-					continue
-				}
-				var dps pmetric.NumberDataPointSlice
-				if m.Type() == pmetric.MetricTypeSum {
-					dps = m.Sum().DataPoints()
-				} else {
-					dps = m.Gauge().DataPoints()
-				}
-				for d := 0; d < dps.Len(); d++ {
-					var kv []string
-					dps.At(d).Attributes().Range(func(k string, v pcommon.Value) bool {
-						kv = append(kv, k+"="+v.AsString())
-						return true
-					})
-					sort.Strings(kv)
-					out = append(out, m.Name()+" "+m.Type().String()+"{"+strings.Join(kv, ",")+"} "+pcommon.NewValueDouble(dps.At(d).DoubleValue()).AsString())
-				}
-			}
+	for _, p := range points(md) {
+		if !strings.HasPrefix(p.name, "modelplane_gpu_") && p.name != "modelplane_energy_joules_total" {
+			continue
 		}
+		kv := make([]string, 0, len(p.attrs))
+		for k, v := range p.attrs {
+			kv = append(kv, fmt.Sprintf("%s=%v", k, v))
+		}
+		sort.Strings(kv)
+		out = append(out, fmt.Sprintf("%s counter=%v {%s} %v", p.name, p.counter, strings.Join(kv, ","), p.value))
 	}
 	sort.Strings(out)
 	return out

@@ -7,6 +7,8 @@ package identity // import "github.com/modelplaneai/otelcol-modelplane/processor
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/points"
 )
 
 // DefaultKeys are the identity attributes of the reference pipeline.
@@ -219,7 +221,7 @@ func (k *Keeper) split(idx int, rms pmetric.ResourceMetricsSlice, keep tuple) {
 			}
 			movePoints(m, dest, strip)
 		}
-		ms.RemoveIf(func(m pmetric.Metric) bool { return pointCount(m) == 0 })
+		ms.RemoveIf(func(m pmetric.Metric) bool { return points.Count(m) == 0 })
 	}
 	sms.RemoveIf(func(sm pmetric.ScopeMetrics) bool { return sm.Metrics().Len() == 0 })
 	for _, g := range groups {

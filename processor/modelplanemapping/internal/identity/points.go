@@ -3,6 +3,8 @@ package identity
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/points"
 )
 
 // eachPoint calls f with the attributes of every point of every metric of rm, until f
@@ -12,57 +14,11 @@ func eachPoint(rm pmetric.ResourceMetrics, f func(pcommon.Map) bool) {
 	for s := 0; s < sms.Len(); s++ {
 		ms := sms.At(s).Metrics()
 		for i := 0; i < ms.Len(); i++ {
-			m := ms.At(i)
-			more := true
-			switch m.Type() {
-			case pmetric.MetricTypeGauge:
-				more = each(m.Gauge().DataPoints(), f)
-			case pmetric.MetricTypeSum:
-				more = each(m.Sum().DataPoints(), f)
-			case pmetric.MetricTypeHistogram:
-				more = each(m.Histogram().DataPoints(), f)
-			case pmetric.MetricTypeExponentialHistogram:
-				more = each(m.ExponentialHistogram().DataPoints(), f)
-			case pmetric.MetricTypeSummary:
-				more = each(m.Summary().DataPoints(), f)
-			}
-			if !more {
+			if !points.EachAttributes(ms.At(i), f) {
 				return
 			}
 		}
 	}
-}
-
-type point interface{ Attributes() pcommon.Map }
-
-type pointSlice[P point] interface {
-	Len() int
-	At(int) P
-}
-
-func each[P point, S pointSlice[P]](dps S, f func(pcommon.Map) bool) bool {
-	for i := 0; i < dps.Len(); i++ {
-		if !f(dps.At(i).Attributes()) {
-			return false
-		}
-	}
-	return true
-}
-
-func pointCount(m pmetric.Metric) int {
-	switch m.Type() {
-	case pmetric.MetricTypeGauge:
-		return m.Gauge().DataPoints().Len()
-	case pmetric.MetricTypeSum:
-		return m.Sum().DataPoints().Len()
-	case pmetric.MetricTypeHistogram:
-		return m.Histogram().DataPoints().Len()
-	case pmetric.MetricTypeExponentialHistogram:
-		return m.ExponentialHistogram().DataPoints().Len()
-	case pmetric.MetricTypeSummary:
-		return m.Summary().DataPoints().Len()
-	}
-	return 0
 }
 
 // copyMetricHeader gives dst src's name, description, unit, metadata, type and temporality,

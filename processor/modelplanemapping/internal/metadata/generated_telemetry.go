@@ -111,7 +111,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorModelplaneMappingReloads, err = builder.meter.Int64Counter(
 		"otelcol_processor_modelplane_mapping_reloads",
-		metric.WithDescription("Loads of the mapping sources, by result (ok, partial, failed). [Development]"),
+		metric.WithDescription("Loads of the mapping sources, by result (ok, or partial when a document was skipped). [Development]"),
 		metric.WithUnit("{reload}"),
 	)
 	errs = errors.Join(errs, err)

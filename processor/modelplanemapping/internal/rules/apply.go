@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/units"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/points"
 )
 
 // TargetPrefix names the vocabulary that leaves a cluster.
@@ -71,7 +72,7 @@ func (s *Set) applyScope(ms pmetric.MetricSlice, opts Options, st *Stats) {
 	// their internal names always have a plan, so none survives this loop.
 	for k := 0; k < ms.Len(); k++ {
 		m := ms.At(k)
-		points := int64(countPoints(m))
+		points := int64(points.Count(m))
 		if k < n {
 			st.In += points
 		}
@@ -115,22 +116,6 @@ func (s *Set) applyPlan(m pmetric.Metric, k int, p *plan, ms pmetric.MetricSlice
 	}
 	m.SetName(p.to)
 	return true
-}
-
-func countPoints(m pmetric.Metric) int {
-	switch m.Type() {
-	case pmetric.MetricTypeGauge:
-		return m.Gauge().DataPoints().Len()
-	case pmetric.MetricTypeSum:
-		return m.Sum().DataPoints().Len()
-	case pmetric.MetricTypeHistogram:
-		return m.Histogram().DataPoints().Len()
-	case pmetric.MetricTypeExponentialHistogram:
-		return m.ExponentialHistogram().DataPoints().Len()
-	case pmetric.MetricTypeSummary:
-		return m.Summary().DataPoints().Len()
-	}
-	return 0
 }
 
 // extract appends to ms a monotonic counter holding the count or the sum of m's points, with
@@ -203,7 +188,7 @@ func appendPart(dps pmetric.NumberDataPointSlice, attrs pcommon.Map, start, ts p
 
 // applyLabels runs the label operations in order on every point of m.
 func applyLabels(m pmetric.Metric, ops []labelOp) {
-	forEachAttributes(m, func(attrs pcommon.Map) {
+	points.EachAttributes(m, func(attrs pcommon.Map) bool {
 		for i := range ops {
 			op := &ops[i]
 			if op.from == "" {
@@ -232,6 +217,7 @@ func applyLabels(m pmetric.Metric, ops []labelOp) {
 				attrs.Remove(op.from)
 			}
 		}
+		return true
 	})
 }
 

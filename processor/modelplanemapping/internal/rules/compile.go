@@ -5,7 +5,6 @@
 package rules // import "github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/rules"
 
 import (
-	"strings"
 	"sync/atomic"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
@@ -148,9 +147,6 @@ func hasExtraction(list []extraction, name string) bool {
 	return false
 }
 
-// Empty is a Set with no mappings.
-func Empty() *Set { return &Set{plans: map[string]*plan{}} }
-
 // lookup returns the plan for a metric name.
 func (s *Set) lookup(name string) (*plan, bool) {
 	if len(name) < len(s.byLen) && !s.byLen[len(name)] {
@@ -159,6 +155,3 @@ func (s *Set) lookup(name string) (*plan, bool) {
 	p, ok := s.plans[name]
 	return p, ok
 }
-
-// IsInternalName reports whether a name is one of the internal names of extracted parts.
-func IsInternalName(name string) bool { return strings.Contains(name, partSep) }

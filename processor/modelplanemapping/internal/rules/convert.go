@@ -3,7 +3,6 @@ package rules
 import (
 	"math"
 
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/units"
@@ -211,35 +210,4 @@ func explicitFromExponential(src pmetric.ExponentialHistogramDataPoint, dst pmet
 		}
 	}
 	return true
-}
-
-// forEachAttributes calls f with the attributes of every point of m.
-func forEachAttributes(m pmetric.Metric, f func(pcommon.Map)) {
-	switch m.Type() {
-	case pmetric.MetricTypeGauge:
-		dps := m.Gauge().DataPoints()
-		for i := 0; i < dps.Len(); i++ {
-			f(dps.At(i).Attributes())
-		}
-	case pmetric.MetricTypeSum:
-		dps := m.Sum().DataPoints()
-		for i := 0; i < dps.Len(); i++ {
-			f(dps.At(i).Attributes())
-		}
-	case pmetric.MetricTypeHistogram:
-		dps := m.Histogram().DataPoints()
-		for i := 0; i < dps.Len(); i++ {
-			f(dps.At(i).Attributes())
-		}
-	case pmetric.MetricTypeExponentialHistogram:
-		dps := m.ExponentialHistogram().DataPoints()
-		for i := 0; i < dps.Len(); i++ {
-			f(dps.At(i).Attributes())
-		}
-	case pmetric.MetricTypeSummary:
-		dps := m.Summary().DataPoints()
-		for i := 0; i < dps.Len(); i++ {
-			f(dps.At(i).Attributes())
-		}
-	}
 }
