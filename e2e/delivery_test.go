@@ -104,8 +104,8 @@ func (s *otlpSink) latest() map[string]map[string]float64 {
 	return out
 }
 
-// timestamps counts the distinct timestamps received for metric name on a resource whose
-// attributes include replica: one per scrape, however often a batch was resent.
+// timestamps counts the distinct sample timestamps received for metric name on a resource
+// whose attributes include replica: one per scrape, however often a batch was resent.
 func (s *otlpSink) timestamps(name, replica string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -121,7 +121,11 @@ func (s *otlpSink) timestamps(name, replica string) int {
 				for k := 0; k < ms.Len(); k++ {
 					if m := ms.At(k); m.Name() == name && m.Type() == pmetric.MetricTypeSum {
 						for d := 0; d < m.Sum().DataPoints().Len(); d++ {
-							seen[m.Sum().DataPoints().At(d).Timestamp()] = true
+							// A failed scrape (the engine stopped) sends a staleness marker:
+							// not a sample.
+							if dp := m.Sum().DataPoints().At(d); !dp.Flags().NoRecordedValue() {
+								seen[dp.Timestamp()] = true
+							}
 						}
 					}
 				}
