@@ -13,18 +13,26 @@ BUILDER_VER  := v0.161.0
 BENCHSTAT    := $(TOOLS)/benchstat
 GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find internal processor -name '*.yaml')
 
-.PHONY: all build image install run bench-e2e test test-unit e2e-deps generate check-generated lint bench tools clean
+.PHONY: all build gpu-check image install run bench-e2e test test-unit e2e-deps generate check-generated lint bench tools clean
 
 all: build
 
 $(COLLECTOR): $(GO_SOURCES)
 	$(GO) build -trimpath -ldflags='-s -w' -tags $(TAGS) -o $@ ./cmd/otelcol-modelplane
 
+$(BIN)/gpu-check: $(GO_SOURCES)
+	$(GO) build -trimpath -ldflags='-s -w' -o $@ ./cmd/gpu-check
+
 $(BIN)/demo-engines: $(GO_SOURCES)
 	$(GO) build -o $@ ./cmd/demo-engines
 
 ## build: the collector binary, stripped, with the build tags of the distribution
 build: $(COLLECTOR)
+
+## gpu-check: build the collector and gpu-check, then read this host's GPUs through the dcgm
+## receiver and the whole collector (needs the NVIDIA driver; docs in receiver/dcgmreceiver)
+gpu-check: $(COLLECTOR) $(BIN)/gpu-check
+	BIN=$(BIN) scripts/gpu-check.sh
 
 ## image: the container image as an OCI archive in dist/ (no Docker daemon needed)
 image: $(COLLECTOR)

@@ -51,3 +51,19 @@ var fieldByName = func() map[string]*field {
 	}
 	return m
 }()
+
+// DefaultFields are the names of the fields read without configuration, in emission order.
+func DefaultFields() []string { return fieldNames(true) }
+
+// OptInFields are the names of the fields a `metrics` entry must enable.
+func OptInFields() []string { return fieldNames(false) }
+
+func fieldNames(defaultOn bool) []string {
+	var names []string
+	for i := range fields {
+		if fields[i].defaultOn == defaultOn {
+			names = append(names, fields[i].name)
+		}
+	}
+	return names
+}

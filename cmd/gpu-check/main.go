@@ -1,0 +1,277 @@
+// Command gpu-check runs the dcgm receiver against the real NVIDIA driver of this host for a
+// few collections and prints what it read: per GPU, every field's value or its absence (the
+// receiver logs why a field is absent), then the modelplane_* series the built-in mappings make
+// of the last collection. `make gpu-check` builds and runs it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/receiver"
+	"go.uber.org/zap"
+
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
+	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver"
+)
+
+func main() {
+	collections := flag.Int("collections", 4, "how many collections to run (profiling ratios need two)")
+	interval := flag.Duration("interval", 2*time.Second, "time between collections")
+	library := flag.String("library-path", "", "NVML library (default: the loader finds libnvidia-ml.so.1)")
+	defaultsOnly := flag.Bool("defaults-only", false, "read only the fields that are on by default")
+	flag.Parse()
+	if err := run(*collections, *interval, *library, !*defaultsOnly, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "gpu-check:", err)
+		os.Exit(1)
+	}
+}
+
+// batches keeps what the receiver sent.
+type batches struct {
+	mu  sync.Mutex
+	got []pmetric.Metrics
+}
+
+func (b *batches) consume(_ context.Context, md pmetric.Metrics) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.got = append(b.got, md)
+	return nil
+}
+
+func (b *batches) count() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.got)
+}
+
+func run(collections int, interval time.Duration, library string, all bool, w io.Writer) error {
+	zc := zap.NewDevelopmentConfig()
+	zc.DisableStacktrace = true
+	logger, err := zc.Build()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = logger.Sync() }()
+	tel := componenttest.NewNopTelemetrySettings()
+	tel.Logger = logger
+
+	f := dcgmreceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*dcgmreceiver.Config)
+	cfg.CollectionInterval = interval
+	cfg.LibraryPath = library
+	cfg.Hostname = "gpu-check"
+	if all {
+		cfg.Metrics = map[string]dcgmreceiver.MetricConfig{}
+		for _, name := range dcgmreceiver.OptInFields() {
+			cfg.Metrics[name] = dcgmreceiver.MetricConfig{Enabled: true}
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	sink := &batches{}
+	next, err := consumer.NewMetrics(sink.consume)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	rcv, err := f.CreateMetrics(ctx, receiver.Settings{ID: component.NewID(f.Type()), TelemetrySettings: tel}, cfg, next)
+	if err != nil {
+		return err
+	}
+	began := time.Now()
+	if err := rcv.Start(ctx, componenttest.NewNopHost()); err != nil {
+		return err
+	}
+	// The receiver collects at start and then every interval; a host without a driver sends
+	// nothing, so wait for the collections or their time, whichever comes first.
+	deadline := began.Add(time.Duration(collections)*interval + interval/2)
+	for sink.count() < collections && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := rcv.Shutdown(ctx); err != nil {
+		return fmt.Errorf("receiver shutdown: %w", err)
+	}
+	if len(sink.got) == 0 {
+		return fmt.Errorf("no GPU metrics in %v: see the receiver's warning above", time.Since(began).Round(time.Millisecond))
+	}
+	for i, md := range sink.got {
+		fmt.Fprintf(w, "collection %d: %d metrics, %d points\n", i+1, md.MetricCount(), md.DataPointCount())
+	}
+	last := sink.got[len(sink.got)-1]
+	printFields(w, last, all)
+	return printMapped(ctx, w, tel, last)
+}
+
+// printFields prints one row per field and one column per GPU (or MIG instance) of the last
+// collection.
+func printFields(w io.Writer, md pmetric.Metrics, all bool) {
+	values := map[string]map[string]float64{} // field -> device -> value
+	devices := map[string]string{}            // device -> description
+	var order []string
+	forEachPoint(md, func(m pmetric.Metric, attrs pcommon.Map, v float64) {
+		dev := attr(attrs, "gpu")
+		if gi := attr(attrs, "GPU_I_ID"); gi != "" {
+			dev += "/gi" + gi
+		}
+		if _, ok := devices[dev]; !ok {
+			devices[dev] = fmt.Sprintf("gpu %s: %s UUID=%s pci_bus_id=%s device=%s driver=%s %s",
+				dev, attr(attrs, "modelName"), attr(attrs, "UUID"), attr(attrs, "pci_bus_id"), attr(attrs, "device"),
+				attr(attrs, "DCGM_FI_DRIVER_VERSION"), attr(attrs, "GPU_I_PROFILE"))
+			order = append(order, dev)
+		}
+		if values[m.Name()] == nil {
+			values[m.Name()] = map[string]float64{}
+		}
+		values[m.Name()][dev] = v
+	})
+	sort.Strings(order)
+	fmt.Fprintln(w)
+	for _, d := range order {
+		fmt.Fprintln(w, strings.TrimSpace(devices[d]))
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "field")
+	for _, d := range order {
+		fmt.Fprintf(tw, "\tgpu %s", d)
+	}
+	fmt.Fprintln(tw)
+	names := dcgmreceiver.DefaultFields()
+	if all {
+		names = append(names, dcgmreceiver.OptInFields()...)
+	}
+	for _, name := range names {
+		fmt.Fprint(tw, name)
+		for _, d := range order {
+			if v, ok := values[name][d]; ok {
+				fmt.Fprintf(tw, "\t%g", v)
+			} else {
+				fmt.Fprint(tw, "\tabsent")
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	_ = tw.Flush()
+}
+
+// printMapped passes a collection through the modelplane_mapping processor with the built-in
+// mappings and prints the series it makes.
+func printMapped(ctx context.Context, w io.Writer, tel component.TelemetrySettings, md pmetric.Metrics) error {
+	f := modelplanemapping.NewFactory()
+	var out []pmetric.Metrics
+	next, err := consumer.NewMetrics(func(_ context.Context, md pmetric.Metrics) error {
+		out = append(out, md)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	p, err := f.CreateMetrics(ctx, processor.Settings{ID: component.NewID(f.Type()), TelemetrySettings: tel}, f.CreateDefaultConfig(), next)
+	if err != nil {
+		return err
+	}
+	if err := p.Start(ctx, componenttest.NewNopHost()); err != nil {
+		return err
+	}
+	defer func() { _ = p.Shutdown(ctx) }()
+	in := pmetric.NewMetrics()
+	md.CopyTo(in)
+	if err := p.ConsumeMetrics(ctx, in); err != nil {
+		return err
+	}
+	var lines []string
+	for _, md := range out {
+		rms := md.ResourceMetrics()
+		for i := 0; i < rms.Len(); i++ {
+			res := labels(rms.At(i).Resource().Attributes())
+			sms := rms.At(i).ScopeMetrics()
+			for j := 0; j < sms.Len(); j++ {
+				ms := sms.At(j).Metrics()
+				for k := 0; k < ms.Len(); k++ {
+					m := ms.At(k)
+					eachNumber(m, func(attrs pcommon.Map, v float64) {
+						lines = append(lines, strings.TrimSpace(fmt.Sprintf("%s{%s} %g  [%s] %s", m.Name(), labels(attrs), v, m.Unit(), res)))
+					})
+				}
+			}
+		}
+	}
+	sort.Strings(lines)
+	fmt.Fprintf(w, "\nafter the built-in mappings (%d series):\n", len(lines))
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+	if len(lines) == 0 {
+		return fmt.Errorf("the built-in mappings made no modelplane_* series of the GPU metrics")
+	}
+	return nil
+}
+
+func forEachPoint(md pmetric.Metrics, fn func(pmetric.Metric, pcommon.Map, float64)) {
+	rms := md.ResourceMetrics()
+	for i := 0; i < rms.Len(); i++ {
+		sms := rms.At(i).ScopeMetrics()
+		for j := 0; j < sms.Len(); j++ {
+			ms := sms.At(j).Metrics()
+			for k := 0; k < ms.Len(); k++ {
+				m := ms.At(k)
+				eachNumber(m, func(attrs pcommon.Map, v float64) { fn(m, attrs, v) })
+			}
+		}
+	}
+}
+
+// eachNumber visits the points of a gauge or sum, which is all the receiver emits.
+func eachNumber(m pmetric.Metric, fn func(pcommon.Map, float64)) {
+	var dps pmetric.NumberDataPointSlice
+	switch m.Type() {
+	case pmetric.MetricTypeGauge:
+		dps = m.Gauge().DataPoints()
+	case pmetric.MetricTypeSum:
+		dps = m.Sum().DataPoints()
+	default:
+		return
+	}
+	for i := 0; i < dps.Len(); i++ {
+		dp := dps.At(i)
+		v := dp.DoubleValue()
+		if dp.ValueType() == pmetric.NumberDataPointValueTypeInt {
+			v = float64(dp.IntValue())
+		}
+		fn(dp.Attributes(), v)
+	}
+}
+
+func attr(attrs pcommon.Map, key string) string {
+	if v, ok := attrs.Get(key); ok {
+		return v.AsString()
+	}
+	return ""
+}
+
+func labels(attrs pcommon.Map) string {
+	var kv []string
+	attrs.Range(func(k string, v pcommon.Value) bool {
+		kv = append(kv, k+"="+fmt.Sprintf("%q", v.AsString()))
+		return true
+	})
+	sort.Strings(kv)
+	return strings.Join(kv, ",")
+}
