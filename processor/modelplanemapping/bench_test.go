@@ -24,7 +24,7 @@ var (
 
 // busyNode is the batch a DaemonSet sees per scrape round: 8 engine replicas (vLLM and
 // SGLang), the gateway, the picker and 8 GPUs, as the Prometheus receiver produces them.
-func busyNode(b *testing.B) pmetric.Metrics {
+func busyNode(b testing.TB) pmetric.Metrics {
 	fleetOnce.Do(func() {
 		fleetBatch, fleetErr = scrapetest.Scrape(context.Background(), scrapetest.Fleet(8, 8))
 		if fleetErr == nil {

@@ -144,9 +144,11 @@ func (k *Keeper) lift(idx int, rms pmetric.ResourceMetricsSlice, buf tuple) {
 	if len(first) == 0 {
 		return
 	}
+	// The first point's values move (no copy, so no allocation): every point's identity
+	// attributes are stripped next anyway.
 	res := rm.Resource().Attributes()
 	for _, e := range first {
-		e.val.CopyTo(res.PutEmpty(e.key))
+		e.val.MoveTo(res.PutEmpty(e.key))
 	}
 	eachPoint(rm, func(attrs pcommon.Map) bool {
 		attrs.RemoveIf(func(key string, _ pcommon.Value) bool { return k.isKey(key) })
@@ -176,13 +178,14 @@ func (k *Keeper) split(idx int, rms pmetric.ResourceMetricsSlice, keep tuple) {
 		g := &group{rm: pmetric.NewResourceMetrics(), metrics: map[[2]int]pmetric.Metric{}, scopes: map[int]pmetric.ScopeMetrics{}}
 		origin.Resource().CopyTo(g.rm.Resource())
 		g.rm.SetSchemaUrl(origin.SchemaUrl())
+		// The point's identity values move to the group's resource (it is stripped once it
+		// moves), and the group's identity refers to them there.
 		res := g.rm.Resource().Attributes()
-		for _, e := range k.read(attrs, nil) {
-			e.val.CopyTo(res.PutEmpty(e.key))
+		ids := k.read(attrs, nil)
+		for _, e := range ids {
+			e.val.MoveTo(res.PutEmpty(e.key))
 		}
-		// The group's identity refers to its own resource's values: the point's own are
-		// stripped once it moves.
-		for _, e := range k.read(attrs, nil) {
+		for _, e := range ids { // after every Put: a Put can move the map's entries
 			v, _ := res.Get(e.key)
 			g.identity = append(g.identity, kv{e.key, v})
 		}
