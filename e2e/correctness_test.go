@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -26,7 +27,7 @@ type fleet struct {
 // startFleet runs two vLLM replicas, an SGLang, a dcgm-exporter and a "my engine" (the
 // guide's example, with a millisecond histogram and awkward label values), a Prometheus,
 // and the collector between them.
-func startFleet(t *testing.T) *fleet {
+func startFleet(t *testing.T, scrapeFilter bool) *fleet {
 	f := &fleet{prom: startPrometheus(t), mapDir: t.TempDir()}
 	mapping, err := os.ReadFile("testdata/my-engine-mapping.yaml")
 	require.NoError(t, err)
@@ -40,7 +41,7 @@ func startFleet(t *testing.T) *fleet {
 		startEngine(t, "dcgm-exporter", "dcgm-exporter.prom", map[string]string{"node": "gpu-node-01"}),
 		startEngine(t, "my-engine", myEngine, map[string]string{"deployment": "mine", "replica": "mine-0", "engine": "my-engine"}),
 	}
-	f.col = startCollector(t, collectorSetup{Engines: f.engines, Prometheus: f.prom.addr, MappingDir: f.mapDir, Health: freePort(t)})
+	f.col = startCollector(t, collectorSetup{Engines: f.engines, Prometheus: f.prom.addr, MappingDir: f.mapDir, Health: freePort(t), ScrapeFilter: scrapeFilter})
 	eventually(t, "GPU, vLLM, SGLang and my-engine series in Prometheus", func() bool {
 		return len(f.prom.query(t, "modelplane_gpu_memory_used_bytes")) == 2 &&
 			len(f.prom.query(t, `modelplane_requests_waiting{engine="vllm"}`)) == 2 &&
@@ -50,8 +51,15 @@ func startFleet(t *testing.T) *fleet {
 	return f
 }
 
+// The same checks with and without the scrape filter: dropping unmapped series at scrape
+// time must not change what arrives.
 func TestCorrectnessInPrometheus(t *testing.T) {
-	f := startFleet(t)
+	for _, filter := range []bool{false, true} {
+		t.Run(fmt.Sprintf("scrape_filter=%v", filter), func(t *testing.T) { checkCorrectness(t, startFleet(t, filter)) })
+	}
+}
+
+func checkCorrectness(t *testing.T, f *fleet) {
 	p := f.prom
 
 	// Exact values: MiB times 1048576, as dcgm-exporter's page says.
@@ -117,7 +125,7 @@ func TestCorrectnessInPrometheus(t *testing.T) {
 // A broken live update of a mapping file keeps the last good mappings flowing (and the
 // built-ins), with one warning naming the file and the field.
 func TestBrokenMappingUpdateKeepsFlowing(t *testing.T) {
-	f := startFleet(t)
+	f := startFleet(t, false)
 	path := filepath.Join(f.mapDir, "my-engine.yaml")
 	good, err := os.ReadFile(path)
 	require.NoError(t, err)

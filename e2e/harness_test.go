@@ -233,6 +233,7 @@ processors:
   modelplane_mapping:
     mapping_files: ["{{ .MappingDir }}/*.yaml"]
     reload_interval: 200ms
+    scrape_filter: {{ .ScrapeFilter }}
   batch:
     timeout: 200ms
 exporters:
@@ -309,6 +310,8 @@ type collectorSetup struct {
 	Health     string
 	Interval   string // scrape interval; default 1s
 	QueueDir   string // file_storage folder for a persistent OTLP sending queue, if any
+	// ScrapeFilter drops unmapped series at scrape time (modelplane_mapping scrape_filter).
+	ScrapeFilter bool
 }
 
 // MemoryLimitMiB is the memory_limiter's limit, the same in every test.

@@ -230,7 +230,8 @@ func processors(which string) (string, string, error) {
       - {key: cluster, value: bench, action: upsert}
   modelplane_mapping:
     builtin: false
-    mapping_files: [testdata/anchor/modelplane-builtins.yaml]`, "memory_limiter, resource/cluster, modelplane_mapping, batch", nil
+    mapping_files: [testdata/anchor/modelplane-builtins.yaml]
+    scrape_filter: true`, "memory_limiter, resource/cluster, modelplane_mapping, batch", nil
 	}
 	raw, err := os.ReadFile("testdata/anchor/modelplane-pipeline.yaml")
 	if err != nil {

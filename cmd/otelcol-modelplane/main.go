@@ -7,6 +7,7 @@ import (
 	"os"
 
 	defaultconfig "github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
+	scrapefilter "github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	envprovider "go.opentelemetry.io/collector/confmap/provider/envprovider"
@@ -33,6 +34,9 @@ func main() {
 					yamlprovider.NewFactory(),
 					defaultconfig.NewFactory(),
 				},
+				ConverterFactories: []confmap.ConverterFactory{
+					scrapefilter.NewFactory(),
+				},
 			},
 		},
 		ProviderModules: map[string]string{
@@ -41,7 +45,9 @@ func main() {
 			yamlprovider.NewFactory().Create(confmap.ProviderSettings{}).Scheme():  "go.opentelemetry.io/collector/confmap/provider/yamlprovider v1.67.0",
 			defaultconfig.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		},
-		ConverterModules: []string{},
+		ConverterModules: []string{
+			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
+		},
 	}
 
 	if err := run(set); err != nil {

@@ -62,8 +62,13 @@ func Fleet(engines, gpus int) []Target {
 }
 
 // Scrape serves every target from a demo engine on loopback, scrapes each once with the
-// Prometheus receiver, and returns one pmetric.Metrics holding all scrapes.
-func Scrape(ctx context.Context, targets []Target) (pmetric.Metrics, error) {
+// Prometheus receiver, and returns one pmetric.Metrics holding all scrapes. Each scrape job
+// gets the given metric_relabel_configs entries.
+func Scrape(ctx context.Context, targets []Target, metricRelabel ...map[string]any) (pmetric.Metrics, error) {
+	relabels := make([]any, 0, len(metricRelabel))
+	for _, r := range metricRelabel {
+		relabels = append(relabels, r)
+	}
 	var engines []*demofleet.Engine
 	defer func() {
 		for _, e := range engines {
@@ -85,10 +90,11 @@ func Scrape(ctx context.Context, targets []Target) (pmetric.Metrics, error) {
 			labels[k] = v
 		}
 		scrapeConfigs = append(scrapeConfigs, map[string]any{
-			"job_name":        fmt.Sprintf("%s-%d", t.Job, i),
-			"scrape_interval": "1s",
-			"scrape_timeout":  "1s",
-			"static_configs":  []any{map[string]any{"targets": []any{e.Addr}, "labels": labels}},
+			"job_name":               fmt.Sprintf("%s-%d", t.Job, i),
+			"scrape_interval":        "1s",
+			"scrape_timeout":         "1s",
+			"static_configs":         []any{map[string]any{"targets": []any{e.Addr}, "labels": labels}},
+			"metric_relabel_configs": relabels,
 		})
 	}
 	factory := prometheusreceiver.NewFactory()

@@ -6,6 +6,7 @@ package units // import "github.com/modelplaneai/otelcol-modelplane/internal/uni
 import (
 	"math"
 	"strconv"
+	"strings"
 	"unsafe"
 )
 
@@ -180,4 +181,25 @@ func bitsFree(v int64) int {
 		n++
 	}
 	return 63 - n
+}
+
+// nameSuffixes are the unit suffixes of Prometheus metric names and their UCUM units, as
+// OpenTelemetry's Prometheus translation pairs them.
+var nameSuffixes = [...]struct{ suffix, ucum string }{
+	{"_seconds", "s"}, {"_bytes", "By"}, {"_joules", "J"}, {"_watts", "W"},
+	{"_celsius", "Cel"}, {"_hertz", "Hz"}, {"_ratio", "1"},
+}
+
+// OfName returns the UCUM unit that a metric name declares by its unit suffix (before a
+// counter's _total): "s" for modelplane_request_duration_seconds, "J" for
+// modelplane_energy_joules_total, "" for a name without one, such as
+// modelplane_requests_waiting.
+func OfName(name string) string {
+	name = strings.TrimSuffix(name, "_total")
+	for _, s := range nameSuffixes {
+		if strings.HasSuffix(name, s.suffix) {
+			return s.ucum
+		}
+	}
+	return ""
 }

@@ -179,3 +179,23 @@ func splitExp(s string) (string, int) {
 	}
 	return s, 0
 }
+
+func TestOfName(t *testing.T) {
+	for name, want := range map[string]string{
+		"modelplane_request_duration_seconds":           "s",
+		"modelplane_gpu_thermal_throttle_seconds_total": "s",
+		"modelplane_gpu_memory_used_bytes":              "By",
+		"modelplane_energy_joules_total":                "J",
+		"modelplane_gpu_power_watts":                    "W",
+		"modelplane_gpu_temperature_celsius":            "Cel",
+		"modelplane_gpu_compute_active_ratio":           "1",
+		"modelplane_requests_waiting":                   "",
+		"modelplane_tokens_total":                       "",
+		"modelplane_kv_cache_utilization_ratio_max":     "",
+		"modelplane_seconds_elapsed":                    "",
+	} {
+		if got := OfName(name); got != want {
+			t.Errorf("OfName(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -35,6 +35,13 @@ type Config struct {
 	Identity IdentityConfig `mapstructure:"identity"`
 	// DropUnmapped drops every metric that is not modelplane_* after mapping.
 	DropUnmapped bool `mapstructure:"drop_unmapped"`
+	// ScrapeFilter asks otelcol-modelplane to drop, at scrape time, the series no mapping
+	// reads: the Prometheus receivers of this processor's pipelines get a metric_relabel_configs
+	// keep rule naming every source of the mappings active at start (and modelplane_*), so the
+	// receiver never builds data that this processor would drop. Needs drop_unmapped. A source
+	// name that a reloaded mapping file adds later is dropped at scrape until a restart; the
+	// processor warns when that happens.
+	ScrapeFilter bool `mapstructure:"scrape_filter"`
 }
 
 // BuiltinSelection is `builtin: true|false` or `builtin: [name, ...]`.
@@ -142,6 +149,9 @@ func (c *Config) Validate() error {
 		if err := metricmapping.Validate(&m); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if c.ScrapeFilter && !c.DropUnmapped {
+		errs = append(errs, errors.New("scrape_filter: needs drop_unmapped: true (the scrape filter drops what drop_unmapped would)"))
 	}
 	if c.Identity.Enabled && len(c.Identity.Keys) == 0 {
 		errs = append(errs, errors.New("identity.keys: needs at least one key when identity is enabled"))

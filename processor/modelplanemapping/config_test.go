@@ -58,6 +58,7 @@ func TestConfigErrors(t *testing.T) {
 		"badbuiltin":     `builtin: unknown mapping "modelplane-nope" (want some of [modelplane-gateway modelplane-gpu modelplane-gpu-dcgm49 modelplane-picker modelplane-picker-legacy modelplane-sglang modelplane-vllm])`,
 		"badbuiltintype": `builtin: want true, false or a list of mapping names, got 3`,
 		"badglob":        `mapping_files[0]: bad glob "/etc/[x.yaml"`,
+		"scrapefilterkeepsall": "scrape_filter: needs drop_unmapped: true",
 	}
 	for name, want := range cases {
 		t.Run(name, func(t *testing.T) {

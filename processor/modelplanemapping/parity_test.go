@@ -162,7 +162,7 @@ func TestDefectIntegerTruncation(t *testing.T) {
 }
 
 // Defect: the reference leaves the unit and a description naming MiB on a value in bytes,
-// and exports exponential histograms unconverted under the new name.
+// leaves every renamed metric's unit as the source had it (usually empty), and exports exponential histograms unconverted under the new name.
 func TestDefectUnitsDescriptionsAndExponential(t *testing.T) {
 	in := pmetric.NewMetrics()
 	ms := in.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
@@ -170,6 +170,9 @@ func TestDefectUnitsDescriptionsAndExponential(t *testing.T) {
 	fb.SetName("DCGM_FI_DEV_FB_USED")
 	fb.SetDescription("Framebuffer memory used (in MiB).")
 	fb.SetEmptyGauge().DataPoints().AppendEmpty().SetDoubleValue(81559)
+	pw := ms.AppendEmpty()
+	pw.SetName("DCGM_FI_DEV_POWER_USAGE")
+	pw.SetEmptyGauge().DataPoints().AppendEmpty().SetDoubleValue(692.44)
 	e := ms.AppendEmpty()
 	e.SetName("lat_ms")
 	edp := e.SetEmptyExponentialHistogram().DataPoints().AppendEmpty()
@@ -204,6 +207,10 @@ func TestDefectUnitsDescriptionsAndExponential(t *testing.T) {
 	assert.Empty(t, r["modelplane_gpu_memory_used_bytes"].Unit())
 	assert.Equal(t, "Framebuffer memory used (in bytes).", o["modelplane_gpu_memory_used_bytes"].Description())
 	assert.Equal(t, "By", o["modelplane_gpu_memory_used_bytes"].Unit())
+	// Without a conversion too: the reference keeps the source's empty unit under a name
+	// that says watts; ours takes the unit the name declares.
+	assert.Empty(t, r["modelplane_gpu_power_watts"].Unit())
+	assert.Equal(t, "W", o["modelplane_gpu_power_watts"].Unit())
 
 	// Reference: still exponential, still 3 (ms) under a seconds name.
 	require.Equal(t, pmetric.MetricTypeExponentialHistogram, r["modelplane_request_duration_seconds"].Type())

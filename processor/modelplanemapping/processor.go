@@ -33,8 +33,12 @@ type mappingProcessor struct {
 	// active is swapped whole on reload; a batch reads it once, so it is never half-applied.
 	active atomic.Pointer[rules.Set]
 
-	mu    sync.Mutex // guards files during reloads
+	mu    sync.Mutex // guards files and the fields below during reloads
 	files *fileSet
+	// scraped are the sources the scrape filter was built from (scrape_filter on); a
+	// reloaded mapping that reads another name is warned about once.
+	scraped    map[string]bool
+	unfiltered map[string]bool
 
 	stop chan struct{}
 	done sync.WaitGroup
@@ -149,8 +153,12 @@ func (p *mappingProcessor) reload(initial bool) {
 	if len(p.cfg.MappingFiles) > 0 && len(next.files) == 0 && (initial || len(p.files.files) > 0) {
 		p.logger.Info("No mapping file matches mapping_files (yet)", zap.Strings("mapping_files", p.cfg.MappingFiles))
 	}
-	set := rules.Compile(p.all(next))
+	all := p.all(next)
+	set := rules.Compile(all)
 	p.files = next
+	if p.cfg.ScrapeFilter {
+		p.checkScrapeFilter(all, initial)
+	}
 	p.active.Store(set)
 	result := "ok"
 	if len(problems) > 0 {
@@ -187,6 +195,24 @@ func (p *mappingProcessor) record(ctx context.Context, st *rules.Stats) {
 	for r, n := range st.Refused {
 		if n > 0 {
 			t.ProcessorModelplaneMappingConversionsRefused.Add(ctx, n, p.refusedAttrs[r])
+		}
+	}
+}
+
+// checkScrapeFilter remembers the sources of the initial mappings, which the scrape filter
+// was built from, and warns once per source a later reload adds: its series are dropped at
+// scrape until the collector restarts.
+func (p *mappingProcessor) checkScrapeFilter(all []metricmapping.MetricMapping, initial bool) {
+	now := sources(all)
+	if initial {
+		p.scraped, p.unfiltered = now, map[string]bool{}
+		return
+	}
+	for name := range now {
+		if !p.scraped[name] && !p.unfiltered[name] {
+			p.unfiltered[name] = true
+			p.logger.Warn("A reloaded mapping reads a metric the scrape filter drops: restart the collector to map it, or set scrape_filter: false",
+				zap.String("from", name))
 		}
 	}
 }

@@ -171,3 +171,44 @@ func TestReloadWhileDataFlows(t *testing.T) {
 	assert.Nil(t, f.bad.Load())
 	assert.Positive(t, f.batches.Load())
 }
+
+// With scrape_filter, the scrape keep rule was built from the mappings at start: a reload
+// that reads a new metric gets one warning naming it, and none for the metrics it had.
+func TestScrapeFilterWarnsAboutNewSources(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "m.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v1")), 0o600))
+	core, logs := observer.New(zap.InfoLevel)
+	set := processortest.NewNopSettings(metadata.Type)
+	set.Logger = zap.New(core)
+	cfg := createDefaultConfig()
+	cfg.Builtin.Enabled = false
+	cfg.ScrapeFilter = true
+	cfg.ReloadInterval = 10 * time.Millisecond
+	cfg.MappingFiles = []string{file}
+	require.NoError(t, cfg.Validate())
+	p, err := newProcessor(set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))
+	defer func() { require.NoError(t, p.shutdown(context.Background())) }()
+
+	warned := func() []string {
+		var out []string
+		for _, e := range logs.FilterMessageSnippet("scrape filter drops").All() {
+			out = append(out, e.ContextMap()["from"].(string))
+		}
+		return out
+	}
+	// Same sources, new targets: nothing to warn about.
+	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v2")), 0o600))
+	require.Eventually(t, func() bool { return logs.FilterMessage("Mappings loaded").Len() >= 2 }, 5*time.Second, 5*time.Millisecond)
+	assert.Empty(t, warned())
+
+	doc := mappingDoc("v3") + "  - from: src_c\n    to: modelplane_v3_c\n"
+	require.NoError(t, os.WriteFile(file, []byte(doc), 0o600))
+	require.Eventually(t, func() bool { return len(warned()) > 0 }, 5*time.Second, 5*time.Millisecond)
+	// Later reloads do not repeat it.
+	require.NoError(t, os.WriteFile(file, []byte(doc+"  - from: src_a\n    to: modelplane_v3_again\n"), 0o600))
+	require.Eventually(t, func() bool { return logs.FilterMessage("Mappings loaded").Len() >= 4 }, 5*time.Second, 5*time.Millisecond)
+	assert.Equal(t, []string{"src_c"}, warned())
+}

@@ -114,6 +114,9 @@ func (s *Set) applyPlan(m pmetric.Metric, k int, p *plan, ms pmetric.MetricSlice
 	if len(p.labels) > 0 {
 		applyLabels(m, p.labels)
 	}
+	if len(p.convert) == 0 && p.unit != "" {
+		m.SetUnit(p.unit)
+	}
 	m.SetName(p.to)
 	return true
 }

@@ -44,6 +44,10 @@ type plan struct {
 	desc   atomic.Pointer[descRewrite]
 	labels []labelOp
 	to     string // final name after every rename, in order
+	// unit is the UCUM unit the final name declares by its suffix ("" when none). It is set
+	// where no conversion sets one, so a renamed metric never keeps the source's (often
+	// empty) unit under a name that says seconds, bytes or watts.
+	unit string
 }
 
 // Set is a compiled, immutable list of mappings. It is safe for concurrent use.
@@ -116,6 +120,7 @@ func Compile(mappings []metricmapping.MetricMapping) *Set {
 			}
 		}
 		p.to = cur
+		p.unit = units.OfName(cur)
 		if len(name) < len(s.byLen) {
 			s.byLen[len(name)] = true
 		}

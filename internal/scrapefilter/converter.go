@@ -1,0 +1,172 @@
+// Package scrapefilter is otelcol-modelplane's confmap converter that moves the mapping
+// processor's drop of unmapped series to scrape time. For every metrics pipeline whose
+// modelplane_mapping processor sets scrape_filter, each Prometheus receiver of the pipeline
+// gets, on every scrape job, a metric_relabel_configs keep rule naming the sources of the
+// processor's mappings (with their histogram and summary series), modelplane_* and
+// target_info. The receiver then never turns the rest of an engine's page into data that
+// the processor would drop, which is most of the page and most of the collector's CPU.
+package scrapefilter // import "github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"go.opentelemetry.io/collector/confmap"
+	"go.uber.org/zap"
+
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
+)
+
+const (
+	processorType = "modelplane_mapping"
+	receiverType  = "prometheus"
+)
+
+// NewFactory returns the factory of the scrape filter converter.
+func NewFactory() confmap.ConverterFactory {
+	return confmap.NewConverterFactory(func(set confmap.ConverterSettings) confmap.Converter {
+		return &converter{logger: set.Logger}
+	})
+}
+
+type converter struct{ logger *zap.Logger }
+
+func isType(id, typ string) bool { return id == typ || strings.HasPrefix(id, typ+"/") }
+
+// Convert adds the keep rules. A receiver that also feeds a pipeline without a filtering
+// mapping processor keeps everything: that pipeline may want the rest.
+func (c *converter) Convert(_ context.Context, conf *confmap.Conf) error {
+	pipelines, _ := conf.Get("service::pipelines").(map[string]any)
+	keep := map[string]map[string]bool{} // receiver ID -> sources to keep
+	unfiltered := map[string]bool{}      // receivers feeding a pipeline that wants everything
+	for pid, raw := range pipelines {
+		if !isType(pid, "metrics") {
+			continue
+		}
+		p, _ := raw.(map[string]any)
+		var names []string
+		filtered := false
+		for _, id := range strs(p["processors"]) {
+			if !isType(id, processorType) {
+				continue
+			}
+			sub, err := conf.Sub("processors::" + id)
+			if err != nil {
+				return fmt.Errorf("processors::%s: %w", id, err)
+			}
+			n, on, err := modelplanemapping.ScrapeSources(sub)
+			if err != nil {
+				return fmt.Errorf("processors::%s: %w", id, err)
+			}
+			if on {
+				filtered = true
+				names = append(names, n...)
+			}
+		}
+		for _, rid := range strs(p["receivers"]) {
+			if !isType(rid, receiverType) {
+				continue
+			}
+			if !filtered {
+				unfiltered[rid] = true
+				continue
+			}
+			if keep[rid] == nil {
+				keep[rid] = map[string]bool{}
+			}
+			for _, n := range names {
+				keep[rid][n] = true
+			}
+		}
+	}
+	ids := make([]string, 0, len(keep))
+	for id := range keep {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, rid := range ids {
+		if unfiltered[rid] {
+			c.log("Scrape filter off for a receiver that also feeds a pipeline without it", rid, 0)
+			continue
+		}
+		rule := KeepRule(keys(keep[rid]))
+		jobs, _ := conf.Get("receivers::" + rid + "::config::scrape_configs").([]any)
+		out := make([]any, 0, len(jobs))
+		for i, j := range jobs {
+			job, ok := j.(map[string]any)
+			if !ok {
+				return fmt.Errorf("receivers::%s::config::scrape_configs[%d]: want a scrape config, got %T", rid, i, j)
+			}
+			job = shallowCopy(job)
+			relabels, _ := job["metric_relabel_configs"].([]any)
+			job["metric_relabel_configs"] = append(append([]any(nil), relabels...), rule)
+			out = append(out, job)
+		}
+		if len(out) == 0 {
+			continue
+		}
+		patch := confmap.NewFromStringMap(map[string]any{"receivers": map[string]any{rid: map[string]any{"config": map[string]any{"scrape_configs": out}}}})
+		if err := conf.Merge(patch); err != nil {
+			return fmt.Errorf("receivers::%s: adding the scrape filter: %w", rid, err)
+		}
+		c.log("Scrape filter on: series no mapping reads are dropped at scrape", rid, len(keep[rid]))
+	}
+	return nil
+}
+
+func (c *converter) log(msg, receiver string, sources int) {
+	if c.logger != nil {
+		c.logger.Info(msg, zap.String("receiver", receiver), zap.Int("sources", sources))
+	}
+}
+
+// KeepRule is the metric_relabel_configs entry that keeps the series of the given source
+// metric names as a Prometheus page spells them (a histogram's _bucket, _sum and _count, a
+// summary's _sum and _count, a counter's _total and OpenMetrics _created), every
+// modelplane_* series, and target_info, from which the receiver takes resource attributes.
+func KeepRule(sources []string) map[string]any {
+	quoted := make([]string, 0, len(sources))
+	for _, s := range sources {
+		quoted = append(quoted, regexp.QuoteMeta(strings.TrimSuffix(s, "_total")))
+	}
+	sort.Strings(quoted)
+	regex := "modelplane_.*|target_info"
+	if len(quoted) > 0 {
+		regex = "(?:" + strings.Join(quoted, "|") + ")(?:_bucket|_sum|_count|_total|_created)?|" + regex
+	}
+	return map[string]any{
+		"source_labels": []any{"__name__"},
+		"action":        "keep",
+		"regex":         regex,
+	}
+}
+
+func strs(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func shallowCopy(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

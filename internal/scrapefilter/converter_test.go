@@ -1,0 +1,283 @@
+package scrapefilter
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/processor/processortest"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
+)
+
+func convert(t *testing.T, doc string) map[string]any {
+	t.Helper()
+	var raw map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(doc), &raw))
+	conf := confmap.NewFromStringMap(raw)
+	require.NoError(t, NewFactory().Create(confmap.ConverterSettings{}).Convert(context.Background(), conf))
+	return conf.ToStringMap()
+}
+
+func jobs(t *testing.T, conf map[string]any, receiver string) []any {
+	t.Helper()
+	r := conf["receivers"].(map[string]any)[receiver].(map[string]any)
+	return r["config"].(map[string]any)["scrape_configs"].([]any)
+}
+
+func relabels(job any) []any {
+	r, _ := job.(map[string]any)["metric_relabel_configs"].([]any)
+	return r
+}
+
+const pipelineDoc = `
+receivers:
+  prometheus:
+    config:
+      scrape_configs:
+        - job_name: vllm
+          static_configs: [{targets: ["127.0.0.1:8000"]}]
+          metric_relabel_configs:
+            - {source_labels: [__name__], regex: "vllm:(.*)", target_label: __name__, replacement: "vllm:$1"}
+        - job_name: dcgm
+          static_configs: [{targets: ["127.0.0.1:9400"]}]
+  prometheus/raw:
+    config:
+      scrape_configs:
+        - job_name: other
+          static_configs: [{targets: ["127.0.0.1:9100"]}]
+  otlp: {}
+processors:
+  modelplane_mapping:
+    builtin: [modelplane-vllm, modelplane-gpu]
+    scrape_filter: true
+    mappings:
+      - name: mine
+        metrics:
+          - {from: my_engine_latency_ms, to: modelplane_request_duration_seconds, fromUnit: Milliseconds}
+  modelplane_mapping/plain: {}
+exporters:
+  debug: {}
+service:
+  pipelines:
+    metrics:
+      receivers: [prometheus, otlp]
+      processors: [modelplane_mapping]
+      exporters: [debug]
+    metrics/raw:
+      receivers: [prometheus/raw]
+      processors: [modelplane_mapping/plain]
+      exporters: [debug]
+`
+
+func TestKeepRuleAddedToEveryJobOfFilteredReceivers(t *testing.T) {
+	conf := convert(t, pipelineDoc)
+	js := jobs(t, conf, "prometheus")
+	require.Len(t, js, 2)
+	// The user's own relabelling stays first: the keep rule sees the names it produces.
+	require.Len(t, relabels(js[0]), 2)
+	assert.Equal(t, "vllm:(.*)", relabels(js[0])[0].(map[string]any)["regex"])
+	require.Len(t, relabels(js[1]), 1)
+	rule := relabels(js[1])[0].(map[string]any)
+	assert.Equal(t, "keep", rule["action"])
+	assert.Equal(t, []any{"__name__"}, rule["source_labels"])
+
+	// Prometheus anchors relabel regexes.
+	re := regexp.MustCompile("^(?:" + rule["regex"].(string) + ")$")
+	for _, kept := range []string{
+		"vllm:num_requests_waiting",
+		"vllm:e2e_request_latency_seconds_bucket", "vllm:e2e_request_latency_seconds_sum", "vllm:e2e_request_latency_seconds_count",
+		"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits_created",
+		"DCGM_FI_DEV_FB_USED", "my_engine_latency_ms_bucket", "modelplane_anything", "target_info",
+	} {
+		assert.True(t, re.MatchString(kept), "should keep %s", kept)
+	}
+	for _, dropped := range []string{
+		"vllm:cache_config_info", "python_gc_objects_collected_total", "vllm:num_requests_waiting_by_reason",
+		"sglang:num_queue_reqs", // modelplane-sglang is not selected
+		"DCGM_FI_DEV_FB_USEDX", "xvllm:num_requests_waiting",
+	} {
+		assert.False(t, re.MatchString(dropped), "should drop %s", dropped)
+	}
+
+	// A receiver whose pipeline's processor does not ask for the filter is left alone.
+	assert.Empty(t, relabels(jobs(t, conf, "prometheus/raw")[0]))
+}
+
+func TestReceiverFeedingAnUnfilteredPipelineKeepsEverything(t *testing.T) {
+	doc := `
+receivers:
+  prometheus:
+    config:
+      scrape_configs: [{job_name: a, static_configs: [{targets: ["127.0.0.1:1"]}]}]
+processors:
+  modelplane_mapping: {scrape_filter: true}
+exporters:
+  debug: {}
+service:
+  pipelines:
+    metrics/mapped: {receivers: [prometheus], processors: [modelplane_mapping], exporters: [debug]}
+    metrics/all: {receivers: [prometheus], exporters: [debug]}
+`
+	assert.Empty(t, relabels(jobs(t, convert(t, doc), "prometheus")[0]))
+}
+
+func TestNoFilterWithoutScrapeFilter(t *testing.T) {
+	doc := `
+receivers:
+  prometheus:
+    config:
+      scrape_configs: [{job_name: a, static_configs: [{targets: ["127.0.0.1:1"]}]}]
+processors:
+  modelplane_mapping: {}
+exporters:
+  debug: {}
+service:
+  pipelines:
+    metrics: {receivers: [prometheus], processors: [modelplane_mapping], exporters: [debug]}
+`
+	assert.Empty(t, relabels(jobs(t, convert(t, doc), "prometheus")[0]))
+}
+
+func TestMappingFilesAtStartAreKept(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "triton.yaml"), []byte(`apiVersion: modelplane.ai/v1alpha1
+kind: MetricMapping
+metadata: {name: triton}
+spec:
+  metrics:
+    - {from: nv_inference_queue_duration_us, to: modelplane_request_queue_seconds, fromUnit: Microseconds}
+`), 0o600))
+	doc := `
+receivers:
+  prometheus:
+    config:
+      scrape_configs: [{job_name: a, static_configs: [{targets: ["127.0.0.1:1"]}]}]
+processors:
+  modelplane_mapping:
+    builtin: false
+    scrape_filter: true
+    mapping_files: ["` + dir + `/*.yaml"]
+exporters:
+  debug: {}
+service:
+  pipelines:
+    metrics: {receivers: [prometheus], processors: [modelplane_mapping], exporters: [debug]}
+`
+	rule := relabels(jobs(t, convert(t, doc), "prometheus")[0])[0].(map[string]any)
+	assert.Equal(t, "(?:nv_inference_queue_duration_us)(?:_bucket|_sum|_count|_total|_created)?|modelplane_.*|target_info", rule["regex"])
+}
+
+func TestBadProcessorConfigNamesTheProcessor(t *testing.T) {
+	doc := `
+receivers:
+  prometheus:
+    config:
+      scrape_configs: [{job_name: a, static_configs: [{targets: ["127.0.0.1:1"]}]}]
+processors:
+  modelplane_mapping/x: {scrape_filter: true, builtin: [no-such-mapping]}
+exporters:
+  debug: {}
+service:
+  pipelines:
+    metrics: {receivers: [prometheus], processors: [modelplane_mapping/x], exporters: [debug]}
+`
+	var raw map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(doc), &raw))
+	err := NewFactory().Create(confmap.ConverterSettings{}).Convert(context.Background(), confmap.NewFromStringMap(raw))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "processors::modelplane_mapping/x")
+	assert.Contains(t, err.Error(), "no-such-mapping")
+}
+
+// TestSameSeriesWithAndWithoutTheFilter scrapes the busy node's pages with the Prometheus
+// receiver twice, once with the keep rule the built-ins give, and maps both: the filter must
+// change nothing the mapping processor emits, while the receiver builds far fewer points.
+func TestSameSeriesWithAndWithoutTheFilter(t *testing.T) {
+	ctx := context.Background()
+	fleet := scrapetest.Fleet(2, 2)
+	names, on, err := modelplanemapping.ScrapeSources(confmap.NewFromStringMap(map[string]any{"scrape_filter": true}))
+	require.NoError(t, err)
+	require.True(t, on)
+	all, err := scrapetest.Scrape(ctx, fleet)
+	require.NoError(t, err)
+	kept, err := scrapetest.Scrape(ctx, fleet, KeepRule(names))
+	require.NoError(t, err)
+	t.Logf("points built by the receiver: %d without the filter, %d with it", all.DataPointCount(), kept.DataPointCount())
+	assert.Less(t, kept.DataPointCount()*3, all.DataPointCount(), "the filter should drop most of the page")
+
+	mapped := func(in pmetric.Metrics) pmetric.Metrics {
+		f := modelplanemapping.NewFactory()
+		sink := new(consumertest.MetricsSink)
+		p, err := f.CreateMetrics(ctx, processortest.NewNopSettings(component.MustNewType("modelplane_mapping")), f.CreateDefaultConfig(), sink)
+		require.NoError(t, err)
+		require.NoError(t, p.Start(ctx, nil))
+		defer func() { require.NoError(t, p.Shutdown(ctx)) }()
+		require.NoError(t, p.ConsumeMetrics(ctx, in))
+		require.Len(t, sink.AllMetrics(), 1)
+		return sink.AllMetrics()[0]
+	}
+	want, got := mapped(all), mapped(kept)
+	require.Positive(t, want.DataPointCount())
+	// Two scrapes of counters that advance per scrape, from engines on new ports: compare
+	// the series (name, type, unit, resource and point attributes), not values or ports.
+	assert.Equal(t, series(want), series(got))
+}
+
+// series lists every point of md as one sorted line: metric name, type, unit, and the
+// resource (without service.instance.id, which holds the port) and point attributes.
+func series(md pmetric.Metrics) []string {
+	var out []string
+	attrs := func(m pcommon.Map) map[string]any {
+		raw := m.AsRaw()
+		delete(raw, "service.instance.id")
+		return raw
+	}
+	rms := md.ResourceMetrics()
+	for i := 0; i < rms.Len(); i++ {
+		res := attrs(rms.At(i).Resource().Attributes())
+		sms := rms.At(i).ScopeMetrics()
+		for j := 0; j < sms.Len(); j++ {
+			ms := sms.At(j).Metrics()
+			for k := 0; k < ms.Len(); k++ {
+				m := ms.At(k)
+				add := func(p pcommon.Map) {
+					out = append(out, fmt.Sprintf("%s %s [%s] %v %v", m.Name(), m.Type(), m.Unit(), res, attrs(p)))
+				}
+				switch m.Type() {
+				case pmetric.MetricTypeGauge:
+					for d := 0; d < m.Gauge().DataPoints().Len(); d++ {
+						add(m.Gauge().DataPoints().At(d).Attributes())
+					}
+				case pmetric.MetricTypeSum:
+					for d := 0; d < m.Sum().DataPoints().Len(); d++ {
+						add(m.Sum().DataPoints().At(d).Attributes())
+					}
+				case pmetric.MetricTypeHistogram:
+					for d := 0; d < m.Histogram().DataPoints().Len(); d++ {
+						add(m.Histogram().DataPoints().At(d).Attributes())
+					}
+				case pmetric.MetricTypeSummary:
+					for d := 0; d < m.Summary().DataPoints().Len(); d++ {
+						add(m.Summary().DataPoints().At(d).Attributes())
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
