@@ -54,10 +54,10 @@ func TestLoadConfig(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	cases := map[string]string{
-		"badunit":        `config mappings[0]: MetricMapping "my-engine": metrics[0].fromUnit: unknown unit "Milisecond"`,
-		"badbuiltin":     `builtin: unknown mapping "modelplane-nope" (want some of [modelplane-gateway modelplane-gpu modelplane-gpu-dcgm49 modelplane-picker modelplane-picker-legacy modelplane-sglang modelplane-vllm])`,
-		"badbuiltintype": `builtin: want true, false or a list of mapping names, got 3`,
-		"badglob":        `mapping_files[0]: bad glob "/etc/[x.yaml"`,
+		"badunit":              `config mappings[0]: MetricMapping "my-engine": metrics[0].fromUnit: unknown unit "Milisecond"`,
+		"badbuiltin":           `builtin: unknown mapping "modelplane-nope" (want some of [modelplane-gateway modelplane-gpu modelplane-gpu-dcgm49 modelplane-picker modelplane-picker-legacy modelplane-sglang modelplane-vllm])`,
+		"badbuiltintype":       `builtin: want true, false or a list of mapping names, got 3`,
+		"badglob":              `mapping_files[0]: bad glob "/etc/[x.yaml"`,
 		"scrapefilterkeepsall": "scrape_filter: needs drop_unmapped: true",
 	}
 	for name, want := range cases {
