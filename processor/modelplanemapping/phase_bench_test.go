@@ -1,11 +1,14 @@
 package modelplanemapping
 
 import (
+	"strings"
 	"testing"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/rules"
 )
 
@@ -24,4 +27,37 @@ func BenchmarkPhases(b *testing.B) {
 			keeper.Apply(md)
 		})
 	})
+	// The same batch where no scrape mixes identities (no GPU held by a pod of another
+	// namespace than its neighbour's), so identity lifts but never splits.
+	unsplit := pmetric.NewMetrics()
+	in.CopyTo(unsplit)
+	withoutPods(unsplit)
+	b.Run("phase=mapping+identity,split=none", func(b *testing.B) {
+		runChunked(b, unsplit, func(md pmetric.Metrics) {
+			set.Apply(md, rules.Options{DropUnmapped: true}, &rules.Stats{})
+			keeper.Apply(md)
+		})
+	})
+}
+
+// withoutPods removes the pod labels dcgm-exporter puts on GPUs held by pods.
+func withoutPods(md pmetric.Metrics) {
+	rms := md.ResourceMetrics()
+	for i := 0; i < rms.Len(); i++ {
+		sms := rms.At(i).ScopeMetrics()
+		for j := 0; j < sms.Len(); j++ {
+			ms := sms.At(j).Metrics()
+			for k := 0; k < ms.Len(); k++ {
+				if !strings.HasPrefix(ms.At(k).Name(), "DCGM_") {
+					continue
+				}
+				points.EachAttributes(ms.At(k), func(attrs pcommon.Map) bool {
+					attrs.RemoveIf(func(key string, _ pcommon.Value) bool {
+						return key == "namespace" || key == "pod" || key == "container"
+					})
+					return true
+				})
+			}
+		}
+	}
 }
