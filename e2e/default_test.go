@@ -47,4 +47,8 @@ func TestEmbeddedDefault(t *testing.T) {
 	}
 	assert.Contains(t, p.out.String(), "NVML is not available", "one clear line where there is no GPU")
 	assert.Equal(t, 1, strings.Count(p.out.String(), "NVML is not available"))
+	// vLLM and SGLang feed the same targets, and tokens in and out share one: each target has
+	// one description, so the Prometheus exporter logs no conflict on every scrape.
+	assert.NotContains(t, p.out.String(), "Instrument description conflict")
+	assert.Contains(t, p.out.String(), "Scrape filter on", "the embedded default filters at scrape time")
 }

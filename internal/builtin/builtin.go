@@ -9,11 +9,25 @@ import (
 	"path"
 	"sort"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 )
 
 //go:embed catalog/*.yaml
 var catalog embed.FS
+
+//go:embed descriptions.yaml
+var descriptionsYAML []byte
+
+// Descriptions are the canonical descriptions of the modelplane_* targets, by name.
+func Descriptions() (map[string]string, error) {
+	var d map[string]string
+	if err := yaml.Unmarshal(descriptionsYAML, &d); err != nil {
+		return nil, fmt.Errorf("built-in descriptions: %w", err)
+	}
+	return d, nil
+}
 
 // Catalog is every built-in mapping in run order, and the names of those on by default.
 type Catalog struct {

@@ -205,7 +205,9 @@ func TestDefectUnitsDescriptionsAndExponential(t *testing.T) {
 	r, o := byName(ref), byName(ours)
 	assert.Equal(t, "Framebuffer memory used (in MiB).", r["modelplane_gpu_memory_used_bytes"].Description())
 	assert.Empty(t, r["modelplane_gpu_memory_used_bytes"].Unit())
-	assert.Equal(t, "Framebuffer memory used (in bytes).", o["modelplane_gpu_memory_used_bytes"].Description())
+	// Ours: the target's one canonical description (a user target gets the source's, with
+	// the unit corrected: golden case unit_dcgm_description).
+	assert.Equal(t, "GPU framebuffer memory in use, in bytes.", o["modelplane_gpu_memory_used_bytes"].Description())
 	assert.Equal(t, "By", o["modelplane_gpu_memory_used_bytes"].Unit())
 	// Without a conversion too: the reference keeps the source's empty unit under a name
 	// that says watts; ours takes the unit the name declares.

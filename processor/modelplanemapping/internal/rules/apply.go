@@ -117,6 +117,9 @@ func (s *Set) applyPlan(m pmetric.Metric, k int, p *plan, ms pmetric.MetricSlice
 	if len(p.convert) == 0 && p.unit != "" {
 		m.SetUnit(p.unit)
 	}
+	if p.help != "" {
+		m.SetDescription(p.help)
+	}
 	m.SetName(p.to)
 	return true
 }

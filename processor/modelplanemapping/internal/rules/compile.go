@@ -5,8 +5,10 @@
 package rules // import "github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/rules"
 
 import (
+	"sync"
 	"sync/atomic"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/internal/units"
 )
@@ -48,7 +50,17 @@ type plan struct {
 	// where no conversion sets one, so a renamed metric never keeps the source's (often
 	// empty) unit under a name that says seconds, bytes or watts.
 	unit string
+	// help is the target's canonical description from the built-in table ("" when
+	// it has none): one HELP text per modelplane_* name, whichever source fed it.
+	help string
 }
+
+// canonical are the built-in descriptions of modelplane_* targets. A broken table is a bug
+// that the builtin package's tests catch; here it only means no canonical descriptions.
+var canonical = sync.OnceValue(func() map[string]string {
+	d, _ := builtin.Descriptions()
+	return d
+})
 
 // Set is a compiled, immutable list of mappings. It is safe for concurrent use.
 type Set struct {
@@ -121,6 +133,7 @@ func Compile(mappings []metricmapping.MetricMapping) *Set {
 		}
 		p.to = cur
 		p.unit = units.OfName(cur)
+		p.help = canonical()[cur]
 		if len(name) < len(s.byLen) {
 			s.byLen[len(name)] = true
 		}
