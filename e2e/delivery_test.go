@@ -19,6 +19,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 )
 
 // otlpSink is an OTLP/HTTP metrics receiver on loopback that keeps what it is sent.
@@ -67,39 +69,15 @@ func (s *otlpSink) latest() map[string]map[string]float64 {
 	defer s.mu.Unlock()
 	out := map[string]map[string]float64{}
 	for _, md := range s.got {
-		for i := 0; i < md.ResourceMetrics().Len(); i++ {
-			rm := md.ResourceMetrics().At(i)
-			res := rm.Resource().Attributes()
-			for j := 0; j < rm.ScopeMetrics().Len(); j++ {
-				ms := rm.ScopeMetrics().At(j).Metrics()
-				for k := 0; k < ms.Len(); k++ {
-					m := ms.At(k)
-					var dps pmetric.NumberDataPointSlice
-					switch m.Type() {
-					case pmetric.MetricTypeGauge:
-						dps = m.Gauge().DataPoints()
-					case pmetric.MetricTypeSum:
-						dps = m.Sum().DataPoints()
-					default:
-						if out[m.Name()] == nil {
-							out[m.Name()] = map[string]float64{}
-						}
-						continue
-					}
-					for d := 0; d < dps.Len(); d++ {
-						key := attrsKey(res) + attrsKey(dps.At(d).Attributes())
-						if out[m.Name()] == nil {
-							out[m.Name()] = map[string]float64{}
-						}
-						v := dps.At(d).DoubleValue()
-						if dps.At(d).ValueType() == pmetric.NumberDataPointValueTypeInt {
-							v = float64(dps.At(d).IntValue())
-						}
-						out[m.Name()][key] = v
-					}
-				}
+		// A histogram's name is listed, without values.
+		points.Walk(md, func(_ pcommon.Map, m pmetric.Metric, _ pcommon.Map) {
+			if out[m.Name()] == nil {
+				out[m.Name()] = map[string]float64{}
 			}
-		}
+		})
+		points.WalkNumbers(md, func(res pcommon.Map, m pmetric.Metric, dp pmetric.NumberDataPoint) {
+			out[m.Name()][attrsKey(res)+attrsKey(dp.Attributes())] = points.Value(dp)
+		})
 	}
 	return out
 }

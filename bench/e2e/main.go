@@ -32,6 +32,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
+	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/internal/procstat"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
 )
@@ -146,34 +147,10 @@ func count(md pmetric.Metrics, series map[string]bool, samples *int) {
 		sort.Strings(kv)
 		return strings.Join(kv, ",")
 	}
-	for i := 0; i < md.ResourceMetrics().Len(); i++ {
-		rm := md.ResourceMetrics().At(i)
-		res := key(rm.Resource().Attributes())
-		for j := 0; j < rm.ScopeMetrics().Len(); j++ {
-			ms := rm.ScopeMetrics().At(j).Metrics()
-			for k := 0; k < ms.Len(); k++ {
-				m := ms.At(k)
-				add := func(a pcommon.Map) {
-					series[m.Name()+"{"+res+"|"+key(a)+"}"] = true
-					*samples++
-				}
-				switch m.Type() {
-				case pmetric.MetricTypeGauge:
-					for d := 0; d < m.Gauge().DataPoints().Len(); d++ {
-						add(m.Gauge().DataPoints().At(d).Attributes())
-					}
-				case pmetric.MetricTypeSum:
-					for d := 0; d < m.Sum().DataPoints().Len(); d++ {
-						add(m.Sum().DataPoints().At(d).Attributes())
-					}
-				case pmetric.MetricTypeHistogram:
-					for d := 0; d < m.Histogram().DataPoints().Len(); d++ {
-						add(m.Histogram().DataPoints().At(d).Attributes())
-					}
-				}
-			}
-		}
-	}
+	points.Walk(md, func(res pcommon.Map, m pmetric.Metric, attrs pcommon.Map) {
+		series[m.Name()+"{"+key(res)+"|"+key(attrs)+"}"] = true
+		*samples++
+	})
 }
 
 var config = template.Must(template.New("c").Parse(`

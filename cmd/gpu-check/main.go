@@ -25,6 +25,7 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 	"go.uber.org/zap"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver"
 )
@@ -41,16 +42,24 @@ func main() {
 	}
 }
 
-// batches keeps what the receiver sent.
+// batches keeps what the receiver sent, and how long each collection took: from the
+// collection's timestamp, which the receiver takes when it starts reading the GPUs, to its
+// delivery here.
 type batches struct {
-	mu  sync.Mutex
-	got []pmetric.Metrics
+	mu   sync.Mutex
+	got  []pmetric.Metrics
+	took []time.Duration
 }
 
 func (b *batches) consume(_ context.Context, md pmetric.Metrics) error {
+	var took time.Duration
+	points.WalkNumbers(md, func(_ pcommon.Map, _ pmetric.Metric, dp pmetric.NumberDataPoint) {
+		took = time.Since(dp.Timestamp().AsTime())
+	})
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.got = append(b.got, md)
+	b.took = append(b.took, took)
 	return nil
 }
 
@@ -112,7 +121,7 @@ func run(collections int, interval time.Duration, library string, all bool, w io
 		return fmt.Errorf("no GPU metrics in %v: see the receiver's warning above", time.Since(began).Round(time.Millisecond))
 	}
 	for i, md := range sink.got {
-		fmt.Fprintf(w, "collection %d: %d metrics, %d points\n", i+1, md.MetricCount(), md.DataPointCount())
+		fmt.Fprintf(w, "collection %d: %d metrics, %d points, read in %v\n", i+1, md.MetricCount(), md.DataPointCount(), sink.took[i].Round(10*time.Microsecond))
 	}
 	last := sink.got[len(sink.got)-1]
 	printFields(w, last, all)
@@ -125,7 +134,8 @@ func printFields(w io.Writer, md pmetric.Metrics, all bool) {
 	values := map[string]map[string]float64{} // field -> device -> value
 	devices := map[string]string{}            // device -> description
 	var order []string
-	forEachPoint(md, func(m pmetric.Metric, attrs pcommon.Map, v float64) {
+	points.WalkNumbers(md, func(_ pcommon.Map, m pmetric.Metric, dp pmetric.NumberDataPoint) {
+		attrs, v := dp.Attributes(), points.Value(dp)
 		dev := attr(attrs, "gpu")
 		if gi := attr(attrs, "GPU_I_ID"); gi != "" {
 			dev += "/gi" + gi
@@ -198,20 +208,9 @@ func printMapped(ctx context.Context, w io.Writer, tel component.TelemetrySettin
 	}
 	var lines []string
 	for _, md := range out {
-		rms := md.ResourceMetrics()
-		for i := 0; i < rms.Len(); i++ {
-			res := labels(rms.At(i).Resource().Attributes())
-			sms := rms.At(i).ScopeMetrics()
-			for j := 0; j < sms.Len(); j++ {
-				ms := sms.At(j).Metrics()
-				for k := 0; k < ms.Len(); k++ {
-					m := ms.At(k)
-					eachNumber(m, func(attrs pcommon.Map, v float64) {
-						lines = append(lines, strings.TrimSpace(fmt.Sprintf("%s{%s} %g  [%s] %s", m.Name(), labels(attrs), v, m.Unit(), res)))
-					})
-				}
-			}
-		}
+		points.WalkNumbers(md, func(res pcommon.Map, m pmetric.Metric, dp pmetric.NumberDataPoint) {
+			lines = append(lines, strings.TrimSpace(fmt.Sprintf("%s{%s} %g  [%s] %s", m.Name(), labels(dp.Attributes()), points.Value(dp), m.Unit(), labels(res))))
+		})
 	}
 	sort.Strings(lines)
 	fmt.Fprintf(w, "\nafter the built-in mappings (%d series):\n", len(lines))
@@ -222,41 +221,6 @@ func printMapped(ctx context.Context, w io.Writer, tel component.TelemetrySettin
 		return fmt.Errorf("the built-in mappings made no modelplane_* series of the GPU metrics")
 	}
 	return nil
-}
-
-func forEachPoint(md pmetric.Metrics, fn func(pmetric.Metric, pcommon.Map, float64)) {
-	rms := md.ResourceMetrics()
-	for i := 0; i < rms.Len(); i++ {
-		sms := rms.At(i).ScopeMetrics()
-		for j := 0; j < sms.Len(); j++ {
-			ms := sms.At(j).Metrics()
-			for k := 0; k < ms.Len(); k++ {
-				m := ms.At(k)
-				eachNumber(m, func(attrs pcommon.Map, v float64) { fn(m, attrs, v) })
-			}
-		}
-	}
-}
-
-// eachNumber visits the points of a gauge or sum, which is all the receiver emits.
-func eachNumber(m pmetric.Metric, fn func(pcommon.Map, float64)) {
-	var dps pmetric.NumberDataPointSlice
-	switch m.Type() {
-	case pmetric.MetricTypeGauge:
-		dps = m.Gauge().DataPoints()
-	case pmetric.MetricTypeSum:
-		dps = m.Sum().DataPoints()
-	default:
-		return
-	}
-	for i := 0; i < dps.Len(); i++ {
-		dp := dps.At(i)
-		v := dp.DoubleValue()
-		if dp.ValueType() == pmetric.NumberDataPointValueTypeInt {
-			v = float64(dp.IntValue())
-		}
-		fn(dp.Attributes(), v)
-	}
 }
 
 func attr(attrs pcommon.Map, key string) string {

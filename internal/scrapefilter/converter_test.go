@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processortest"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
@@ -246,38 +247,9 @@ func series(md pmetric.Metrics) []string {
 		delete(raw, "service.instance.id")
 		return raw
 	}
-	rms := md.ResourceMetrics()
-	for i := 0; i < rms.Len(); i++ {
-		res := attrs(rms.At(i).Resource().Attributes())
-		sms := rms.At(i).ScopeMetrics()
-		for j := 0; j < sms.Len(); j++ {
-			ms := sms.At(j).Metrics()
-			for k := 0; k < ms.Len(); k++ {
-				m := ms.At(k)
-				add := func(p pcommon.Map) {
-					out = append(out, fmt.Sprintf("%s %s [%s] %v %v", m.Name(), m.Type(), m.Unit(), res, attrs(p)))
-				}
-				switch m.Type() {
-				case pmetric.MetricTypeGauge:
-					for d := 0; d < m.Gauge().DataPoints().Len(); d++ {
-						add(m.Gauge().DataPoints().At(d).Attributes())
-					}
-				case pmetric.MetricTypeSum:
-					for d := 0; d < m.Sum().DataPoints().Len(); d++ {
-						add(m.Sum().DataPoints().At(d).Attributes())
-					}
-				case pmetric.MetricTypeHistogram:
-					for d := 0; d < m.Histogram().DataPoints().Len(); d++ {
-						add(m.Histogram().DataPoints().At(d).Attributes())
-					}
-				case pmetric.MetricTypeSummary:
-					for d := 0; d < m.Summary().DataPoints().Len(); d++ {
-						add(m.Summary().DataPoints().At(d).Attributes())
-					}
-				}
-			}
-		}
-	}
+	points.Walk(md, func(res pcommon.Map, m pmetric.Metric, p pcommon.Map) {
+		out = append(out, fmt.Sprintf("%s %s [%s] %v %v", m.Name(), m.Type(), m.Unit(), attrs(res), attrs(p)))
+	})
 	sort.Strings(out)
 	return out
 }

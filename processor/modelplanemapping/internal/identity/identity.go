@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/points"
+	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 )
 
 // DefaultKeys are the identity attributes of the reference pipeline.

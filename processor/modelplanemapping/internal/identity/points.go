@@ -4,7 +4,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/points"
+	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 )
 
 // eachPoint calls f with the attributes of every point of every metric of rm, until f

@@ -7,7 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/units"
-	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/points"
+	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 )
 
 // TargetPrefix names the vocabulary that leaves a cluster.
