@@ -1,7 +1,8 @@
 // Command gpu-check runs the dcgm receiver against the real NVIDIA driver of this host for a
 // few collections and prints what it read: per GPU, every field's value or its absence (the
 // receiver logs why a field is absent), then the modelplane_* series the built-in mappings make
-// of the last collection. `make gpu-check` builds and runs it.
+// of the last collection, and checks pod attribution on GPU 0 against a fake kubelet.
+// `make gpu-check` builds and runs it.
 package main
 
 import (
@@ -25,6 +26,7 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 	"go.uber.org/zap"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/fakekubelet"
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver"
@@ -35,8 +37,9 @@ func main() {
 	interval := flag.Duration("interval", 2*time.Second, "time between collections")
 	library := flag.String("library-path", "", "NVML library (default: the loader finds libnvidia-ml.so.1)")
 	defaultsOnly := flag.Bool("defaults-only", false, "read only the fields that are on by default")
+	fakePods := flag.Bool("fake-kubelet", true, "then check pod attribution: a fake kubelet gives GPU 0 to two time-sliced pods")
 	flag.Parse()
-	if err := run(*collections, *interval, *library, !*defaultsOnly, os.Stdout); err != nil {
+	if err := run(*collections, *interval, *library, !*defaultsOnly, *fakePods, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "gpu-check:", err)
 		os.Exit(1)
 	}
@@ -69,7 +72,7 @@ func (b *batches) count() int {
 	return len(b.got)
 }
 
-func run(collections int, interval time.Duration, library string, all bool, w io.Writer) error {
+func run(collections int, interval time.Duration, library string, all, fakePods bool, w io.Writer) error {
 	zc := zap.NewDevelopmentConfig()
 	zc.DisableStacktrace = true
 	logger, err := zc.Build()
@@ -94,28 +97,11 @@ func run(collections int, interval time.Duration, library string, all bool, w io
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	sink := &batches{}
-	next, err := consumer.NewMetrics(sink.consume)
-	if err != nil {
-		return err
-	}
 	ctx := context.Background()
-	rcv, err := f.CreateMetrics(ctx, receiver.Settings{ID: component.NewID(f.Type()), TelemetrySettings: tel}, cfg, next)
+	began := time.Now()
+	sink, err := collect(ctx, tel, cfg, collections)
 	if err != nil {
 		return err
-	}
-	began := time.Now()
-	if err := rcv.Start(ctx, componenttest.NewNopHost()); err != nil {
-		return err
-	}
-	// The receiver collects at start and then every interval; a host without a driver sends
-	// nothing, so wait for the collections or their time, whichever comes first.
-	deadline := began.Add(time.Duration(collections)*interval + interval/2)
-	for sink.count() < collections && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err := rcv.Shutdown(ctx); err != nil {
-		return fmt.Errorf("receiver shutdown: %w", err)
 	}
 	if len(sink.got) == 0 {
 		return fmt.Errorf("no GPU metrics in %v: see the receiver's warning above", time.Since(began).Round(time.Millisecond))
@@ -125,7 +111,94 @@ func run(collections int, interval time.Duration, library string, all bool, w io
 	}
 	last := sink.got[len(sink.got)-1]
 	printFields(w, last, all)
-	return printMapped(ctx, w, tel, last)
+	if err := printMapped(ctx, w, tel, last); err != nil {
+		return err
+	}
+	if fakePods {
+		return checkPods(ctx, w, tel, cfg, last)
+	}
+	return nil
+}
+
+// collect runs the receiver until it has made n collections, or for their time, whichever
+// comes first (a host without a driver sends nothing).
+func collect(ctx context.Context, tel component.TelemetrySettings, cfg *dcgmreceiver.Config, n int) (*batches, error) {
+	f := dcgmreceiver.NewFactory()
+	sink := &batches{}
+	next, err := consumer.NewMetrics(sink.consume)
+	if err != nil {
+		return nil, err
+	}
+	rcv, err := f.CreateMetrics(ctx, receiver.Settings{ID: component.NewID(f.Type()), TelemetrySettings: tel}, cfg, next)
+	if err != nil {
+		return nil, err
+	}
+	began := time.Now()
+	if err := rcv.Start(ctx, componenttest.NewNopHost()); err != nil {
+		return nil, err
+	}
+	deadline := began.Add(time.Duration(n)*cfg.CollectionInterval + cfg.CollectionInterval/2)
+	for sink.count() < n && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := rcv.Shutdown(ctx); err != nil {
+		return nil, fmt.Errorf("receiver shutdown: %w", err)
+	}
+	return sink, nil
+}
+
+// checkPods serves a fake kubelet that gives GPU 0, by the UUID the driver reported, to two
+// time-sliced pods, collects once more, and checks that GPU 0's series carry each pod.
+func checkPods(ctx context.Context, w io.Writer, tel component.TelemetrySettings, cfg *dcgmreceiver.Config, last pmetric.Metrics) error {
+	var uuid string
+	points.WalkNumbers(last, func(_ pcommon.Map, _ pmetric.Metric, dp pmetric.NumberDataPoint) {
+		if attr(dp.Attributes(), "gpu") == "0" && attr(dp.Attributes(), "GPU_I_ID") == "" {
+			uuid = attr(dp.Attributes(), "UUID")
+		}
+	})
+	if uuid == "" {
+		return fmt.Errorf("no GPU 0 in the last collection")
+	}
+	dir, err := os.MkdirTemp("", "gpu-check")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	k, err := fakekubelet.Start(dir,
+		fakekubelet.Pod("inference", "vllm-a", "vllm", "nvidia.com/gpu", uuid+"::0"),
+		fakekubelet.Pod("inference", "vllm-b", "vllm", "nvidia.com/gpu", uuid+"::1"))
+	if err != nil {
+		return err
+	}
+	defer k.Stop()
+	withPods := *cfg
+	withPods.PodResourcesSocket = k.Socket
+	sink, err := collect(ctx, tel, &withPods, 1)
+	if err != nil {
+		return err
+	}
+	if len(sink.got) == 0 {
+		return fmt.Errorf("no collection with the fake kubelet")
+	}
+	fmt.Fprintf(w, "\npod attribution (a fake kubelet gives %s to pods inference/vllm-a and inference/vllm-b, time-sliced):\n", uuid)
+	pods := map[string]int{}
+	points.WalkNumbers(sink.got[0], func(_ pcommon.Map, m pmetric.Metric, dp pmetric.NumberDataPoint) {
+		a := dp.Attributes()
+		if attr(a, "gpu") != "0" || attr(a, "GPU_I_ID") != "" {
+			return
+		}
+		pods[attr(a, "namespace")+"/"+attr(a, "pod")+"/"+attr(a, "container")]++
+		if m.Name() == "DCGM_FI_DEV_POWER_USAGE" {
+			fmt.Fprintf(w, "%s{gpu=0,namespace=%s,pod=%s,container=%s} %g\n", m.Name(), attr(a, "namespace"), attr(a, "pod"), attr(a, "container"), points.Value(dp))
+		}
+	})
+	for owner, n := range pods {
+		fmt.Fprintf(w, "%s: %d series\n", owner, n)
+	}
+	if len(pods) != 2 || pods["inference/vllm-a/vllm"] == 0 || pods["inference/vllm-a/vllm"] != pods["inference/vllm-b/vllm"] {
+		return fmt.Errorf("GPU 0's series should belong to both pods equally, got %v", pods)
+	}
+	return nil
 }
 
 // printFields prints one row per field and one column per GPU (or MIG instance) of the last

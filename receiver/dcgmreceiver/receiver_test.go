@@ -4,7 +4,6 @@ package dcgmreceiver
 
 import (
 	"context"
-	"net"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -24,9 +23,9 @@ import (
 	"go.uber.org/goleak"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
-	"google.golang.org/grpc"
 	podresourcesv1 "k8s.io/kubelet/pkg/apis/podresources/v1"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/fakekubelet"
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadata"
 )
 
@@ -321,32 +320,14 @@ func TestMIG(t *testing.T) {
 	assert.Equal(t, "5", mig[1].attrs["GPU_I_ID"])
 }
 
-// fakeKubelet is a PodResources v1 server on a unix socket in a temporary folder.
-type fakeKubelet struct {
-	podresourcesv1.UnimplementedPodResourcesListerServer
-	pods []*podresourcesv1.PodResources
-}
-
-func (f *fakeKubelet) List(context.Context, *podresourcesv1.ListPodResourcesRequest) (*podresourcesv1.ListPodResourcesResponse, error) {
-	return &podresourcesv1.ListPodResourcesResponse{PodResources: f.pods}, nil
-}
-
 func startKubelet(t *testing.T, pods ...*podresourcesv1.PodResources) string {
-	sock := filepath.Join(t.TempDir(), "kubelet.sock")
-	ln, err := net.Listen("unix", sock)
+	k, err := fakekubelet.Start(t.TempDir(), pods...)
 	require.NoError(t, err)
-	srv := grpc.NewServer()
-	podresourcesv1.RegisterPodResourcesListerServer(srv, &fakeKubelet{pods: pods})
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(srv.Stop)
-	return sock
+	t.Cleanup(k.Stop)
+	return k.Socket
 }
 
-func pod(ns, name, container, resource string, ids ...string) *podresourcesv1.PodResources {
-	return &podresourcesv1.PodResources{Name: name, Namespace: ns, Containers: []*podresourcesv1.ContainerResources{{
-		Name: container, Devices: []*podresourcesv1.ContainerDevices{{ResourceName: resource, DeviceIds: ids}},
-	}}}
-}
+var pod = fakekubelet.Pod
 
 // Pods from the kubelet: GPU UUIDs, time-sliced ::N replicas, GKE nvidiaN names, MIG UUIDs
 // and GKE nvidiaN/giM names.

@@ -1,0 +1,52 @@
+// Package fakekubelet serves the kubelet's PodResources v1 API on a unix socket with a fixed
+// list of pods: what the dcgm receiver's tests and gpu-check need to see pod attribution
+// without a Kubernetes node.
+package fakekubelet // import "github.com/modelplaneai/otelcol-modelplane/internal/fakekubelet"
+
+import (
+	"context"
+	"net"
+	"path/filepath"
+
+	"google.golang.org/grpc"
+	podresourcesv1 "k8s.io/kubelet/pkg/apis/podresources/v1"
+)
+
+// Kubelet is a running fake PodResources server.
+type Kubelet struct {
+	// Socket is the unix socket it listens on.
+	Socket string
+	srv    *grpc.Server
+}
+
+type lister struct {
+	podresourcesv1.UnimplementedPodResourcesListerServer
+	pods []*podresourcesv1.PodResources
+}
+
+func (l *lister) List(context.Context, *podresourcesv1.ListPodResourcesRequest) (*podresourcesv1.ListPodResourcesResponse, error) {
+	return &podresourcesv1.ListPodResourcesResponse{PodResources: l.pods}, nil
+}
+
+// Start serves pods on kubelet.sock in dir until Stop.
+func Start(dir string, pods ...*podresourcesv1.PodResources) (*Kubelet, error) {
+	sock := filepath.Join(dir, "kubelet.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return nil, err
+	}
+	srv := grpc.NewServer()
+	podresourcesv1.RegisterPodResourcesListerServer(srv, &lister{pods: pods})
+	go func() { _ = srv.Serve(ln) }()
+	return &Kubelet{Socket: sock, srv: srv}, nil
+}
+
+// Stop stops serving.
+func (k *Kubelet) Stop() { k.srv.Stop() }
+
+// Pod is a pod with one container holding devices of one resource.
+func Pod(ns, name, container, resource string, ids ...string) *podresourcesv1.PodResources {
+	return &podresourcesv1.PodResources{Name: name, Namespace: ns, Containers: []*podresourcesv1.ContainerResources{{
+		Name: container, Devices: []*podresourcesv1.ContainerDevices{{ResourceName: resource, DeviceIds: ids}},
+	}}}
+}
