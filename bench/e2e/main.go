@@ -44,7 +44,7 @@ func main() {
 	runFor := flag.Duration("run", 20*time.Second, "how long each collector scrapes after its first export")
 	interval := flag.Duration("interval", 2*time.Second, "scrape interval")
 	reps := flag.Int("reps", 2, "runs per collector and fleet, alternating")
-	flag.StringVar(&profileOut, "profile", "", "write a 10 s CPU profile of otelcol-modelplane at the last fleet here")
+	flag.StringVar(&profileOut, "profile", "", "write a 10 s CPU profile of otelcol-modelplane at the last fleet here, and a heap profile beside it (.heap)")
 	flag.Parse()
 
 	fmt.Printf("| fleet | collector | CPU s | peak RSS MiB | series | samples | start-up to first export |\n|---|---|---|---|---|---|---|\n")
@@ -158,12 +158,14 @@ receivers:
   prometheus:
     config:
       scrape_configs:
-{{- range $i, $t := .Targets }}
-        - job_name: {{ $t.Job }}-{{ $i }}
+{{- range $job, $ts := .Jobs }}
+        - job_name: {{ $job }}
           scrape_interval: {{ $.Interval }}
           static_configs:
-            - targets: ["{{ $t.Addr }}"]
-              labels: { {{- range $k, $v := $t.Labels }}{{ $k }}: "{{ $v }}", {{ end -}} }
+{{- range $ts }}
+            - targets: ["{{ .Addr }}"]
+              labels: { {{- range $k, $v := .Labels }}{{ $k }}: "{{ $v }}", {{ end -}} }
+{{- end }}
 {{- end }}
 processors:
   memory_limiter:
@@ -256,8 +258,16 @@ func startFleet(engines, gpus int) ([]target, func(), error) {
 	return targets, stop, nil
 }
 
+// fetchProfile writes a 10 s CPU profile to out, then a heap profile to out.heap.
 func fetchProfile(addr, out string) error {
-	resp, err := http.Get("http://" + addr + "/debug/pprof/profile?seconds=10")
+	if err := fetch("http://"+addr+"/debug/pprof/profile?seconds=10", out); err != nil {
+		return err
+	}
+	return fetch("http://"+addr+"/debug/pprof/heap", out+".heap")
+}
+
+func fetch(url, out string) error {
+	resp, err := http.Get(url)
 	if err != nil {
 		return err
 	}
@@ -295,7 +305,13 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 		pl.Close()
 	}
 	var cfg bytes.Buffer
-	if err := config.Execute(&cfg, map[string]any{"Targets": targets, "Interval": interval, "Sink": ln.Addr().String(), "Processors": procs, "Pipeline": pipeline, "Pprof": pprof}); err != nil {
+	// One scrape job per kind of target, as a DaemonSet's config has (one per engine kind,
+	// each over the node's pods), not one per target.
+	jobs := map[string][]target{}
+	for _, t := range targets {
+		jobs[t.Job] = append(jobs[t.Job], t)
+	}
+	if err := config.Execute(&cfg, map[string]any{"Jobs": jobs, "Interval": interval, "Sink": ln.Addr().String(), "Processors": procs, "Pipeline": pipeline, "Pprof": pprof}); err != nil {
 		return result{}, err
 	}
 	dir, err := os.MkdirTemp("", "bench-e2e")
