@@ -168,3 +168,40 @@ func TestBrokenMappingAtStart(t *testing.T) {
 	})
 	assert.Equal(t, 1, strings.Count(col.out.String(), bad+`: MetricMapping \"bad\": metrics[0].to: \"requests_total\" does not match`))
 }
+
+// With the scrape filter on, a mapping file added while the collector runs reads a metric
+// that no mapping read at start: the collector reloads its configuration by itself (as on
+// SIGHUP: the pipelines restart inside the running process), the keep rule is rebuilt, and the
+// new series arrive without restarting the process; everything else keeps flowing.
+func TestScrapeFilterFollowsNewMappings(t *testing.T) {
+	f := startFleet(t, true)
+	require.Empty(t, f.prom.query(t, "modelplane_e2e_open_fds"))
+	require.NoError(t, os.WriteFile(filepath.Join(f.mapDir, "new-source.yaml"), []byte(`apiVersion: modelplane.ai/v1alpha1
+kind: MetricMapping
+metadata:
+  name: new-source
+spec:
+  metrics:
+  - from: process_open_fds
+    to: modelplane_e2e_open_fds
+`), 0o600))
+	eventually(t, "the newly mapped series of both vLLM replicas", func() bool {
+		return len(f.prom.query(t, `modelplane_e2e_open_fds{engine="vllm"}`)) == 2
+	})
+	out := f.col.out.String()
+	assert.Contains(t, out, `"signal": "hangup"`, "the collector reloads on its own SIGHUP")
+	assert.Equal(t, 1, strings.Count(out, "reloading the collector's configuration"))
+	assert.Equal(t, 2, strings.Count(out, "Scrape filter on"), "one process: the keep rule built at start and rebuilt once")
+	assert.NotContains(t, out, "restart the collector to map it")
+	want, _ := f.engines[0].e.Page().Value("process_open_fds", 0)
+	got := f.prom.query(t, `modelplane_e2e_open_fds{replica="llama-0"}`)
+	require.Len(t, got, 1)
+	assert.Equal(t, want, got[0].Value)
+	// The rest keeps flowing across the reload.
+	time.Sleep(2 * time.Second)
+	for _, q := range []string{`modelplane_requests_waiting{engine="vllm"}`, `modelplane_gpu_memory_used_bytes`} {
+		s := f.prom.query(t, "count_over_time("+q+"[2s])")
+		require.NotEmpty(t, s, q)
+		assert.Positive(t, s[0].Value, q)
+	}
+}

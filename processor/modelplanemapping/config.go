@@ -37,10 +37,9 @@ type Config struct {
 	DropUnmapped bool `mapstructure:"drop_unmapped"`
 	// ScrapeFilter asks otelcol-modelplane to drop, at scrape time, the series no mapping
 	// reads: the Prometheus receivers of this processor's pipelines get a metric_relabel_configs
-	// keep rule naming every source of the mappings active at start (and modelplane_*), so the
-	// receiver never builds data that this processor would drop. Needs drop_unmapped. A source
-	// name that a reloaded mapping file adds later is dropped at scrape until a restart; the
-	// processor warns when that happens.
+	// keep rule naming every source of the mappings (and modelplane_*), so the receiver never
+	// builds data that this processor would drop. Needs drop_unmapped. When a reloaded mapping
+	// file reads a new metric, otelcol-modelplane reloads its configuration to rebuild the rule.
 	ScrapeFilter bool `mapstructure:"scrape_filter"`
 }
 

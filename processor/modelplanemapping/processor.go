@@ -2,6 +2,7 @@ package modelplanemapping
 
 import (
 	"context"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -199,20 +200,59 @@ func (p *mappingProcessor) record(ctx context.Context, st *rules.Stats) {
 	}
 }
 
+// collectorReload, when the distribution sets it, asks the running collector to reload its
+// configuration. The scrapefilter converter then rebuilds the keep rule from the mapping files
+// as they are now, and the collector restarts only the receivers whose config changed.
+var collectorReload atomic.Pointer[func() error]
+
+// SetCollectorReload gives the processor a way to have the collector reload its
+// configuration (otelcol-modelplane sends itself SIGHUP); without it, a mapping that reads a
+// metric the scrape filter drops gets a warning and waits for a restart.
+func SetCollectorReload(f func() error) {
+	if f == nil {
+		collectorReload.Store(nil)
+		return
+	}
+	collectorReload.Store(&f)
+}
+
 // checkScrapeFilter remembers the sources of the initial mappings, which the scrape filter
-// was built from, and warns once per source a later reload adds: its series are dropped at
-// scrape until the collector restarts.
+// was built from. When a later reload reads a metric no mapping read before, the filter
+// drops that metric at scrape: the processor asks the collector to reload its configuration,
+// which rebuilds the filter, or, where it cannot, warns once per metric.
 func (p *mappingProcessor) checkScrapeFilter(all []metricmapping.MetricMapping, initial bool) {
 	now := sources(all)
 	if initial {
 		p.scraped, p.unfiltered = now, map[string]bool{}
 		return
 	}
+	var added []string
 	for name := range now {
 		if !p.scraped[name] && !p.unfiltered[name] {
-			p.unfiltered[name] = true
-			p.logger.Warn("A reloaded mapping reads a metric the scrape filter drops: restart the collector to map it, or set scrape_filter: false",
-				zap.String("from", name))
+			added = append(added, name)
 		}
+	}
+	if len(added) == 0 {
+		return
+	}
+	sort.Strings(added)
+	if reload := collectorReload.Load(); reload != nil {
+		p.logger.Info("A reloaded mapping reads metrics the scrape filter drops: reloading the collector's configuration to rebuild it",
+			zap.Strings("from", added))
+		err := (*reload)()
+		if err == nil {
+			// A reload that restarts only the receivers keeps this processor: the new filter
+			// keeps these names from now on.
+			for _, name := range added {
+				p.scraped[name] = true
+			}
+			return
+		}
+		p.logger.Warn("Could not reload the collector's configuration", zap.Error(err))
+	}
+	for _, name := range added {
+		p.unfiltered[name] = true
+		p.logger.Warn("A reloaded mapping reads a metric the scrape filter drops: restart the collector to map it, or set scrape_filter: false",
+			zap.String("from", name))
 	}
 }

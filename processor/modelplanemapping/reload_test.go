@@ -212,3 +212,38 @@ func TestScrapeFilterWarnsAboutNewSources(t *testing.T) {
 	require.Eventually(t, func() bool { return logs.FilterMessage("Mappings loaded").Len() >= 4 }, 5*time.Second, 5*time.Millisecond)
 	assert.Equal(t, []string{"src_c"}, warned())
 }
+
+// In otelcol-modelplane the processor can have the collector reload its configuration: a
+// reload that reads a new metric asks for it once, instead of warning.
+func TestScrapeFilterAsksTheCollectorToRebuildIt(t *testing.T) {
+	var asked atomic.Int32
+	SetCollectorReload(func() error { asked.Add(1); return nil })
+	t.Cleanup(func() { SetCollectorReload(nil) })
+	dir := t.TempDir()
+	file := filepath.Join(dir, "m.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v1")), 0o600))
+	core, logs := observer.New(zap.InfoLevel)
+	set := processortest.NewNopSettings(metadata.Type)
+	set.Logger = zap.New(core)
+	cfg := createDefaultConfig()
+	cfg.Builtin.Enabled = false
+	cfg.ScrapeFilter = true
+	cfg.ReloadInterval = 10 * time.Millisecond
+	cfg.MappingFiles = []string{file}
+	p, err := newProcessor(set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))
+	defer func() { require.NoError(t, p.shutdown(context.Background())) }()
+
+	doc := mappingDoc("v2") + "  - from: src_c\n    to: modelplane_v2_c\n"
+	require.NoError(t, os.WriteFile(file, []byte(doc), 0o600))
+	require.Eventually(t, func() bool { return asked.Load() == 1 }, 5*time.Second, 5*time.Millisecond)
+	// The same sources again, under new targets: nothing more to rebuild.
+	require.NoError(t, os.WriteFile(file, []byte(strings.ReplaceAll(doc, "v2", "v3")), 0o600))
+	require.Eventually(t, func() bool { return logs.FilterMessage("Mappings loaded").Len() >= 3 }, 5*time.Second, 5*time.Millisecond)
+	assert.Equal(t, int32(1), asked.Load())
+	assert.Zero(t, logs.FilterMessageSnippet("restart the collector").Len())
+	entries := logs.FilterMessageSnippet("reloading the collector's configuration").All()
+	require.Len(t, entries, 1)
+	assert.Equal(t, []any{"src_c"}, entries[0].ContextMap()["from"])
+}
