@@ -7,8 +7,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/rules"
 )
 

@@ -6,8 +6,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/units"
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
+	"github.com/modelplaneai/otelcol-modelplane/internal/units"
 )
 
 // TargetPrefix names the vocabulary that leaves a cluster.
