@@ -118,38 +118,31 @@ func TestKeepRuleAddedToEveryJobOfFilteredReceivers(t *testing.T) {
 	assert.Empty(t, relabels(jobs(t, conf, "prometheus/raw")[0]))
 }
 
-func TestReceiverFeedingAnUnfilteredPipelineKeepsEverything(t *testing.T) {
-	doc := `
+// oneReceiver is a config with one Prometheus receiver of one job, the given processors and
+// pipelines (YAML indented as under processors: and service::pipelines:), and a debug exporter.
+func oneReceiver(processors, pipelines string) string {
+	return `
 receivers:
   prometheus:
     config:
       scrape_configs: [{job_name: a, static_configs: [{targets: ["127.0.0.1:1"]}]}]
 processors:
-  modelplane_mapping: {scrape_filter: true}
+` + processors + `
 exporters:
   debug: {}
 service:
   pipelines:
-    metrics/mapped: {receivers: [prometheus], processors: [modelplane_mapping], exporters: [debug]}
-    metrics/all: {receivers: [prometheus], exporters: [debug]}
-`
+` + pipelines + "\n"
+}
+
+func TestReceiverFeedingAnUnfilteredPipelineKeepsEverything(t *testing.T) {
+	doc := oneReceiver(`  modelplane_mapping: {scrape_filter: true}`, `    metrics/mapped: {receivers: [prometheus], processors: [modelplane_mapping], exporters: [debug]}
+    metrics/all: {receivers: [prometheus], exporters: [debug]}`)
 	assert.Empty(t, relabels(jobs(t, convert(t, doc), "prometheus")[0]))
 }
 
 func TestNoFilterWithoutScrapeFilter(t *testing.T) {
-	doc := `
-receivers:
-  prometheus:
-    config:
-      scrape_configs: [{job_name: a, static_configs: [{targets: ["127.0.0.1:1"]}]}]
-processors:
-  modelplane_mapping: {}
-exporters:
-  debug: {}
-service:
-  pipelines:
-    metrics: {receivers: [prometheus], processors: [modelplane_mapping], exporters: [debug]}
-`
+	doc := oneReceiver(`  modelplane_mapping: {}`, `    metrics: {receivers: [prometheus], processors: [modelplane_mapping], exporters: [debug]}`)
 	assert.Empty(t, relabels(jobs(t, convert(t, doc), "prometheus")[0]))
 }
 
@@ -162,40 +155,16 @@ spec:
   metrics:
     - {from: nv_inference_queue_duration_us, to: modelplane_request_queue_seconds, fromUnit: Microseconds}
 `), 0o600))
-	doc := `
-receivers:
-  prometheus:
-    config:
-      scrape_configs: [{job_name: a, static_configs: [{targets: ["127.0.0.1:1"]}]}]
-processors:
-  modelplane_mapping:
+	doc := oneReceiver(`  modelplane_mapping:
     builtin: false
     scrape_filter: true
-    mapping_files: ["` + dir + `/*.yaml"]
-exporters:
-  debug: {}
-service:
-  pipelines:
-    metrics: {receivers: [prometheus], processors: [modelplane_mapping], exporters: [debug]}
-`
+    mapping_files: ["`+dir+`/*.yaml"]`, `    metrics: {receivers: [prometheus], processors: [modelplane_mapping], exporters: [debug]}`)
 	rule := relabels(jobs(t, convert(t, doc), "prometheus")[0])[0].(map[string]any)
 	assert.Equal(t, "(?:nv_inference_queue_duration_us)(?:_bucket|_sum|_count|_total|_created)?|modelplane_.*|target_info", rule["regex"])
 }
 
 func TestBadProcessorConfigNamesTheProcessor(t *testing.T) {
-	doc := `
-receivers:
-  prometheus:
-    config:
-      scrape_configs: [{job_name: a, static_configs: [{targets: ["127.0.0.1:1"]}]}]
-processors:
-  modelplane_mapping/x: {scrape_filter: true, builtin: [no-such-mapping]}
-exporters:
-  debug: {}
-service:
-  pipelines:
-    metrics: {receivers: [prometheus], processors: [modelplane_mapping/x], exporters: [debug]}
-`
+	doc := oneReceiver(`  modelplane_mapping/x: {scrape_filter: true, builtin: [no-such-mapping]}`, `    metrics: {receivers: [prometheus], processors: [modelplane_mapping/x], exporters: [debug]}`)
 	var raw map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte(doc), &raw))
 	err := NewFactory().Create(confmap.ConverterSettings{}).Convert(context.Background(), confmap.NewFromStringMap(raw))

@@ -175,22 +175,7 @@ func TestReloadWhileDataFlows(t *testing.T) {
 // With scrape_filter, the scrape keep rule was built from the mappings at start: a reload
 // that reads a new metric gets one warning naming it, and none for the metrics it had.
 func TestScrapeFilterWarnsAboutNewSources(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "m.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v1")), 0o600))
-	core, logs := observer.New(zap.InfoLevel)
-	set := processortest.NewNopSettings(metadata.Type)
-	set.Logger = zap.New(core)
-	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
-	cfg.ScrapeFilter = true
-	cfg.ReloadInterval = 10 * time.Millisecond
-	cfg.MappingFiles = []string{file}
-	require.NoError(t, cfg.Validate())
-	p, err := newProcessor(set, cfg)
-	require.NoError(t, err)
-	require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))
-	defer func() { require.NoError(t, p.shutdown(context.Background())) }()
+	file, logs := startFiltered(t)
 
 	warned := func() []string {
 		var out []string
@@ -219,21 +204,7 @@ func TestScrapeFilterAsksTheCollectorToRebuildIt(t *testing.T) {
 	var asked atomic.Int32
 	SetCollectorReload(func() error { asked.Add(1); return nil })
 	t.Cleanup(func() { SetCollectorReload(nil) })
-	dir := t.TempDir()
-	file := filepath.Join(dir, "m.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v1")), 0o600))
-	core, logs := observer.New(zap.InfoLevel)
-	set := processortest.NewNopSettings(metadata.Type)
-	set.Logger = zap.New(core)
-	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
-	cfg.ScrapeFilter = true
-	cfg.ReloadInterval = 10 * time.Millisecond
-	cfg.MappingFiles = []string{file}
-	p, err := newProcessor(set, cfg)
-	require.NoError(t, err)
-	require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))
-	defer func() { require.NoError(t, p.shutdown(context.Background())) }()
+	file, logs := startFiltered(t)
 
 	doc := mappingDoc("v2") + "  - from: src_c\n    to: modelplane_v2_c\n"
 	require.NoError(t, os.WriteFile(file, []byte(doc), 0o600))
@@ -246,4 +217,25 @@ func TestScrapeFilterAsksTheCollectorToRebuildIt(t *testing.T) {
 	entries := logs.FilterMessageSnippet("reloading the collector's configuration").All()
 	require.Len(t, entries, 1)
 	assert.Equal(t, []any{"src_c"}, entries[0].ContextMap()["from"])
+}
+
+// startFiltered starts a processor with scrape_filter on and one mapping file, reloaded every
+// 10 ms; it returns the file and the processor's logs.
+func startFiltered(t *testing.T) (string, *observer.ObservedLogs) {
+	file := filepath.Join(t.TempDir(), "m.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v1")), 0o600))
+	core, logs := observer.New(zap.InfoLevel)
+	set := processortest.NewNopSettings(metadata.Type)
+	set.Logger = zap.New(core)
+	cfg := createDefaultConfig()
+	cfg.Builtin.Enabled = false
+	cfg.ScrapeFilter = true
+	cfg.ReloadInterval = 10 * time.Millisecond
+	cfg.MappingFiles = []string{file}
+	require.NoError(t, cfg.Validate())
+	p, err := newProcessor(set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, p.shutdown(context.Background())) })
+	return file, logs
 }
