@@ -6,9 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/prometheus/prometheus/model/relabel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
@@ -221,4 +225,33 @@ func series(md pmetric.Metrics) []string {
 	})
 	sort.Strings(out)
 	return out
+}
+
+// FuzzKeepRule: for any source names, the keep rule compiles as Prometheus compiles it
+// (anchored), keeps every name in every exposition form, and keeps no name it was not given
+// (apart from modelplane_* and target_info).
+func FuzzKeepRule(f *testing.F) {
+	f.Add("vllm:num_requests_waiting", "DCGM_FI_DEV_FB_USED")
+	f.Add("a.b+c*(d)|e", "x_total")
+	f.Add("weird[name]", "")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		var names []string
+		for _, n := range []string{a, b} {
+			if n != "" && utf8.ValidString(n) && !strings.ContainsAny(n, "\n\x00") {
+				names = append(names, n)
+			}
+		}
+		re, err := relabel.NewRegexp(KeepRule(names)["regex"].(string))
+		require.NoError(t, err)
+		for _, n := range names {
+			base := strings.TrimSuffix(n, "_total")
+			for _, form := range []string{n, base + "_bucket", base + "_sum", base + "_count", base + "_total", base + "_created"} {
+				assert.True(t, re.MatchString(form), "should keep %q (from %q)", form, n)
+			}
+			other := n + "\x01"
+			if !strings.HasPrefix(other, "modelplane_") && !slices.Contains(names, other) {
+				assert.False(t, re.MatchString(other), "should drop %q", other)
+			}
+		}
+	})
 }
