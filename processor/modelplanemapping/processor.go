@@ -36,8 +36,8 @@ type mappingProcessor struct {
 
 	mu    sync.Mutex // guards files and the fields below during reloads
 	files *fileSet
-	// scraped are the sources the scrape filter was built from (scrape_filter on); a
-	// reloaded mapping that reads another name is warned about once.
+	// scraped are the sources the scrape filter keeps (scrape_filter on); unfiltered are
+	// those a reloaded mapping reads that it drops, already warned about.
 	scraped    map[string]bool
 	unfiltered map[string]bool
 
@@ -202,7 +202,8 @@ func (p *mappingProcessor) record(ctx context.Context, st *rules.Stats) {
 
 // collectorReload, when the distribution sets it, asks the running collector to reload its
 // configuration. The scrapefilter converter then rebuilds the keep rule from the mapping files
-// as they are now, and the collector restarts only the receivers whose config changed.
+// as they are now, and the collector restarts its pipelines in place (only the receivers, with
+// the collector's service.partialReload gate on).
 var collectorReload atomic.Pointer[func() error]
 
 // SetCollectorReload gives the processor a way to have the collector reload its
@@ -241,8 +242,8 @@ func (p *mappingProcessor) checkScrapeFilter(all []metricmapping.MetricMapping, 
 			zap.Strings("from", added))
 		err := (*reload)()
 		if err == nil {
-			// A reload that restarts only the receivers keeps this processor: the new filter
-			// keeps these names from now on.
+			// A full reload replaces this processor; a receivers-only one keeps it, and the
+			// rebuilt filter keeps these names from now on.
 			for _, name := range added {
 				p.scraped[name] = true
 			}
