@@ -106,6 +106,7 @@ func (c *converter) Convert(_ context.Context, conf *confmap.Conf) error {
 			out = append(out, job)
 		}
 		if len(out) == 0 {
+			c.log("Scrape filter off for a receiver without inline scrape_configs (config_file or target allocator)", rid, 0)
 			continue
 		}
 		patch := confmap.NewFromStringMap(map[string]any{"receivers": map[string]any{rid: map[string]any{"config": map[string]any{"scrape_configs": out}}}})
