@@ -10,6 +10,7 @@ package scrapefilter // import "github.com/modelplaneai/otelcol-modelplane/inter
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"sort"
 	"strings"
@@ -100,7 +101,7 @@ func (c *converter) Convert(_ context.Context, conf *confmap.Conf) error {
 			if !ok {
 				return fmt.Errorf("receivers::%s::config::scrape_configs[%d]: want a scrape config, got %T", rid, i, j)
 			}
-			job = shallowCopy(job)
+			job = maps.Clone(job)
 			relabels, _ := job["metric_relabel_configs"].([]any)
 			job["metric_relabel_configs"] = append(append([]any(nil), relabels...), rule)
 			out = append(out, job)
@@ -160,14 +161,6 @@ func keys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
-	}
-	return out
-}
-
-func shallowCopy(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
 	}
 	return out
 }

@@ -162,6 +162,25 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// builtinAndInline returns the built-in mappings the config selects and its inline mappings,
+// which run first and last; mapping files run between them.
+func (c *Config) builtinAndInline() (builtins, inline []metricmapping.MetricMapping, err error) {
+	if c.Builtin.Enabled {
+		cat, err := builtin.Load()
+		if err != nil {
+			return nil, nil, err
+		}
+		var unknown []string
+		if builtins, unknown = cat.Select(c.Builtin.Names); len(unknown) > 0 {
+			return nil, nil, fmt.Errorf("builtin: unknown mapping %q", unknown[0])
+		}
+	}
+	for i, im := range c.Mappings {
+		inline = append(inline, im.toMetricMapping(i))
+	}
+	return builtins, inline, nil
+}
+
 func (im InlineMapping) toMetricMapping(i int) metricmapping.MetricMapping {
 	return metricmapping.MetricMapping{Name: im.Name, Source: fmt.Sprintf("config mappings[%d]", i), Metrics: im.Metrics}
 }

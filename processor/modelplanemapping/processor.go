@@ -14,7 +14,6 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadata"
@@ -70,15 +69,8 @@ func newProcessor(set processor.Settings, cfg *Config) (*mappingProcessor, error
 	if cfg.Identity.Enabled {
 		p.identity = identity.New(cfg.Identity.Keys)
 	}
-	if cfg.Builtin.Enabled {
-		cat, err := builtin.Load()
-		if err != nil {
-			return nil, err
-		}
-		p.builtins, _ = cat.Select(cfg.Builtin.Names)
-	}
-	for i, im := range cfg.Mappings {
-		p.inline = append(p.inline, im.toMetricMapping(i))
+	if p.builtins, p.inline, err = cfg.builtinAndInline(); err != nil {
+		return nil, err
 	}
 	// Built-ins and inline mappings are usable before Start; files join on Start.
 	p.active.Store(rules.Compile(p.all(nil)))

@@ -1,12 +1,10 @@
 package modelplanemapping
 
 import (
-	"fmt"
 	"sort"
 
 	"go.opentelemetry.io/collector/confmap"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 )
 
@@ -24,23 +22,12 @@ func ScrapeSources(conf *confmap.Conf) (names []string, filter bool, err error) 
 	if !cfg.ScrapeFilter || !cfg.DropUnmapped {
 		return nil, false, nil
 	}
-	var all []metricmapping.MetricMapping
-	if cfg.Builtin.Enabled {
-		cat, err := builtin.Load()
-		if err != nil {
-			return nil, false, err
-		}
-		sel, unknown := cat.Select(cfg.Builtin.Names)
-		if len(unknown) > 0 {
-			return nil, false, fmt.Errorf("builtin: unknown mapping %q", unknown[0])
-		}
-		all = append(all, sel...)
+	builtins, inline, err := cfg.builtinAndInline()
+	if err != nil {
+		return nil, false, err
 	}
 	files, _ := loadFiles(cfg.MappingFiles, nil) // problems are the processor's to report
-	all = append(all, files.mappings()...)
-	for i, im := range cfg.Mappings {
-		all = append(all, im.toMetricMapping(i))
-	}
+	all := append(append(builtins, files.mappings()...), inline...)
 	set := sources(all)
 	for n := range set {
 		names = append(names, n)

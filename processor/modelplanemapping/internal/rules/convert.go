@@ -37,7 +37,9 @@ func convertMetric(m pmetric.Metric, u units.Unit, p *plan) bool {
 		}
 	}
 	m.SetUnit(u.Target())
-	m.SetDescription(p.description(m.Description(), u))
+	if p.help == "" { // a built-in target's canonical description replaces it anyway
+		m.SetDescription(p.description(m.Description(), u))
+	}
 	return true
 }
 
