@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"text/template"
 	"time"
@@ -45,9 +46,30 @@ func main() {
 	interval := flag.Duration("interval", 2*time.Second, "scrape interval")
 	reps := flag.Int("reps", 2, "runs per collector and fleet, alternating")
 	flag.StringVar(&profileOut, "profile", "", "write a 10 s CPU profile of otelcol-modelplane at the last fleet here, and a heap profile beside it (.heap)")
+	idleFor := flag.Duration("idle", 10*time.Second, "how long each collector runs idle (one scrape job, no reachable target) before the fleets; 0 skips it")
 	flag.Parse()
 
-	fmt.Printf("| fleet | collector | CPU s | peak RSS MiB | series | samples | start-up to first export |\n|---|---|---|---|---|---|---|\n")
+	// Both executables start from a page cache that holds all of them: the file pages a
+	// process maps on a fault depend on what is cached around it, so a binary just built or
+	// just evicted would otherwise report a different RSS for the same work.
+	for _, bin := range []string{*ours, *ref} {
+		if err := readAll(bin); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	fmt.Printf("| fleet | collector | CPU s | peak RSS MiB | peak anon MiB | series | samples | start-up to first export |\n|---|---|---|---|---|---|---|---|\n")
+	if *idleFor > 0 {
+		for r := 0; r < *reps; r++ {
+			for _, which := range order(r) {
+				res, err := run(binary(which, *ours, *ref), which, nil, *interval, *idleFor, false)
+				if err != nil {
+					log.Fatalf("%s idle: %v", which, err)
+				}
+				fmt.Printf("| idle | %s | %.2f | %.1f | %.1f | | | |\n", which, res.cpu, mib(res.peakRSS), mib(res.peakAnon))
+			}
+		}
+	}
 	sizeList := strings.Split(*sizes, ",")
 	for _, size := range sizeList {
 		var engines, gpus int
@@ -60,39 +82,60 @@ func main() {
 		}
 		series := map[string]map[string]bool{}
 		for r := 0; r < *reps; r++ {
-			order := []string{"ours", "reference"}
-			if r%2 == 1 {
-				order = []string{"reference", "ours"}
-			}
-			for _, which := range order {
-				bin := *ours
-				if which == "reference" {
-					bin = *ref
-				}
+			for _, which := range order(r) {
+				bin := binary(which, *ours, *ref)
 				last := size == sizeList[len(sizeList)-1] && r == *reps-1
 				res, err := run(bin, which, targets, *interval, *runFor, profileOut != "" && last)
 				if err != nil {
 					log.Fatalf("%s %s: %v", which, size, err)
 				}
-				fmt.Printf("| %d engines, %d GPUs | %s | %.2f | %.1f | %d | %d | %v |\n", engines, gpus, which,
-					res.cpu, float64(res.peakRSS)/(1<<20), len(res.series), res.samples, res.startup.Round(10*time.Millisecond))
+				fmt.Printf("| %d engines, %d GPUs | %s | %.2f | %.1f | %.1f | %d | %d | %v |\n", engines, gpus, which,
+					res.cpu, mib(res.peakRSS), mib(res.peakAnon), len(res.series), res.samples, res.startup.Round(10*time.Millisecond))
 				series[which] = res.series
 			}
 		}
 		missing, extra := diff(series["reference"], series["ours"])
-		fmt.Printf("| %d engines, %d GPUs | same series? | %v | | only in reference: %d | only in ours: %d | |\n", engines, gpus, missing == 0 && extra == 0, missing, extra)
+		fmt.Printf("| %d engines, %d GPUs | same series? | %v | | | only in reference: %d | only in ours: %d | |\n", engines, gpus, missing == 0 && extra == 0, missing, extra)
 		stop()
 	}
 }
 
 var profileOut string
 
+// order alternates which collector runs first, so neither always meets a warmer machine.
+func order(rep int) []string {
+	if rep%2 == 1 {
+		return []string{"reference", "ours"}
+	}
+	return []string{"ours", "reference"}
+}
+
+func binary(which, ours, ref string) string {
+	if which == "reference" {
+		return ref
+	}
+	return ours
+}
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+func readAll(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(io.Discard, f)
+	return err
+}
+
 type result struct {
-	cpu     float64
-	peakRSS int64
-	series  map[string]bool
-	samples int
-	startup time.Duration
+	cpu      float64
+	peakRSS  int64
+	peakAnon int64 // largest RssAnon seen, sampled every 100 ms
+	series   map[string]bool
+	samples  int
+	startup  time.Duration
 }
 
 func diff(a, b map[string]bool) (onlyA, onlyB int) {
@@ -311,6 +354,10 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 	for _, t := range targets {
 		jobs[t.Job] = append(jobs[t.Job], t)
 	}
+	idle := len(targets) == 0
+	if idle { // one job whose target refuses connections: the collector's fixed cost
+		jobs["idle"] = []target{{Job: "idle", Addr: "127.0.0.1:1"}}
+	}
 	if err := config.Execute(&cfg, map[string]any{"Jobs": jobs, "Interval": interval, "Sink": ln.Addr().String(), "Processors": procs, "Pipeline": pipeline, "Pprof": pprof}); err != nil {
 		return result{}, err
 	}
@@ -330,8 +377,28 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 	if err := cmd.Start(); err != nil {
 		return result{}, err
 	}
+	var peakAnon atomic.Int64
+	sampled := make(chan struct{})
+	stopSampling := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if anon, _, err := procstat.Resident(cmd.Process.Pid); err == nil && anon > peakAnon.Load() {
+				peakAnon.Store(anon)
+			}
+			select {
+			case <-stopSampling:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	endSampling := sync.OnceFunc(func() { close(stopSampling); <-sampled })
+	defer endSampling()
 	deadline := time.Now().Add(60 * time.Second)
-	for {
+	for !idle {
 		s.mu.Lock()
 		first := s.first
 		s.mu.Unlock()
@@ -350,6 +417,7 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 		}
 	}
 	time.Sleep(runFor)
+	endSampling()
 	cpu, rss, err := procstat.Read(cmd.Process.Pid)
 	if err != nil {
 		return result{}, err
@@ -358,7 +426,7 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 	_ = cmd.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return result{cpu: cpu, peakRSS: rss, series: s.series, samples: s.samples, startup: s.first.Sub(began)}, nil
+	return result{cpu: cpu, peakRSS: rss, peakAnon: peakAnon.Load(), series: s.series, samples: s.samples, startup: s.first.Sub(began)}, nil
 }
 
 func tail(s string) string {

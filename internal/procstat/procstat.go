@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -31,15 +32,48 @@ func Read(pid int) (cpuSeconds float64, peakRSS int64, err error) {
 	}
 	utime, _ := strconv.ParseFloat(f[11], 64)
 	stime, _ := strconv.ParseFloat(f[12], 64)
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	m, err := status(pid, "VmHWM")
 	if err != nil {
 		return 0, 0, err
 	}
-	for _, l := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			peakRSS = kb * 1024
+	peakRSS = m["VmHWM"]
+	return (utime + stime) / userHZ, peakRSS, nil
+}
+
+// Resident returns how much of process pid is resident now, split into anonymous memory (its
+// heap, stacks and other private data) and file pages (mostly the mapped executable), in
+// bytes. Peak RSS mixes the two; the file pages depend on what the page cache holds and the
+// kernel maps ahead of a fault, the anonymous part is what the process itself allocated.
+func Resident(pid int) (anon, file int64, err error) {
+	m, err := status(pid, "RssAnon", "RssFile")
+	if err != nil {
+		return 0, 0, err
+	}
+	return m["RssAnon"], m["RssFile"], nil
+}
+
+// status reads the named kB fields of /proc/<pid>/status, in bytes.
+func status(pid int, fields ...string) (map[string]int64, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int64, len(fields))
+	for _, l := range strings.Split(string(raw), "\n") {
+		name, v, ok := strings.Cut(l, ":")
+		if !ok || !slices.Contains(fields, name) {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("/proc/%d/status: %s: %w", pid, name, err)
+		}
+		out[name] = kb * 1024
+	}
+	for _, f := range fields {
+		if _, ok := out[f]; !ok {
+			return nil, fmt.Errorf("/proc/%d/status: no %s", pid, f)
 		}
 	}
-	return (utime + stime) / userHZ, peakRSS, nil
+	return out, nil
 }

@@ -17,7 +17,14 @@ func TestReadSelf(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, rss, int64(64<<20), "peak RSS includes the 64 MiB just touched")
 	assert.GreaterOrEqual(t, cpu, 0.0)
+	anon, file, err := Resident(os.Getpid())
+	require.NoError(t, err)
+	assert.Greater(t, anon, int64(64<<20), "the 64 MiB just touched are anonymous memory")
+	assert.Positive(t, file, "the test binary's own pages are file pages")
+	assert.LessOrEqual(t, anon+file, rss+(16<<20), "resident now is about the peak")
 	_, _, err = Read(-1)
+	assert.Error(t, err)
+	_, _, err = Resident(-1)
 	assert.Error(t, err)
 	_ = x[len(x)-1]
 }
