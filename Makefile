@@ -90,7 +90,7 @@ $(BIN)/otelcol-reference: $(GO_SOURCES) bench/reference/builder-config.yaml
 bench-e2e: $(COLLECTOR) $(BIN)/otelcol-reference
 	@mkdir -p .cache/bench
 	@ls -l $(COLLECTOR) $(BIN)/otelcol-reference
-	$(GO) run ./bench/e2e -ours $(COLLECTOR) -reference $(BIN)/otelcol-reference -profile .cache/bench/otelcol-modelplane.pprof
+	$(GO) run ./bench/e2e -ours $(COLLECTOR) -reference $(BIN)/otelcol-reference -profiles .cache/bench
 
 ## generate: regenerate cmd/otelcol-modelplane from builder-config.yaml
 generate: $(BUILDER)

@@ -45,7 +45,8 @@ func main() {
 	runFor := flag.Duration("run", 20*time.Second, "how long each collector scrapes after its first export")
 	interval := flag.Duration("interval", 2*time.Second, "scrape interval")
 	reps := flag.Int("reps", 2, "runs per collector and fleet, alternating")
-	flag.StringVar(&profileOut, "profile", "", "write a 10 s CPU profile of otelcol-modelplane at the last fleet here, and a heap profile beside it (.heap)")
+	profiles := flag.String("profiles", "", "in the last run of each collector at the last fleet, write a CPU profile and then a heap profile of it to this folder (<binary>.pprof, <binary>.pprof.heap); that run lasts -profile-for longer")
+	profileFor := flag.Duration("profile-for", 10*time.Second, "length of the CPU profile")
 	idleFor := flag.Duration("idle", 10*time.Second, "how long each collector runs idle (one scrape job, no reachable target) before the fleets; 0 skips it")
 	flag.Parse()
 
@@ -62,7 +63,7 @@ func main() {
 	if *idleFor > 0 {
 		for r := 0; r < *reps; r++ {
 			for _, which := range order(r) {
-				res, err := run(binary(which, *ours, *ref), which, nil, *interval, *idleFor, false)
+				res, err := run(binary(which, *ours, *ref), which, nil, *interval, *idleFor, profile{})
 				if err != nil {
 					log.Fatalf("%s idle: %v", which, err)
 				}
@@ -85,11 +86,19 @@ func main() {
 			for _, which := range order(r) {
 				bin := binary(which, *ours, *ref)
 				last := size == sizeList[len(sizeList)-1] && r == *reps-1
-				res, err := run(bin, which, targets, *interval, *runFor, profileOut != "" && last)
+				prof := profile{}
+				if *profiles != "" && last {
+					prof = profile{out: filepath.Join(*profiles, filepath.Base(bin)+".pprof"), length: *profileFor}
+				}
+				res, err := run(bin, which, targets, *interval, *runFor, prof)
 				if err != nil {
 					log.Fatalf("%s %s: %v", which, size, err)
 				}
-				fmt.Printf("| %d engines, %d GPUs | %s | %.2f | %.1f | %.1f | %d | %d | %v |\n", engines, gpus, which,
+				label := which
+				if prof.out != "" {
+					label += " (profiled)"
+				}
+				fmt.Printf("| %d engines, %d GPUs | %s | %.2f | %.1f | %.1f | %d | %d | %v |\n", engines, gpus, label,
 					res.cpu, mib(res.peakRSS), mib(res.peakAnon), len(res.series), res.samples, res.startup.Round(10*time.Millisecond))
 				series[which] = res.series
 			}
@@ -100,7 +109,12 @@ func main() {
 	}
 }
 
-var profileOut string
+// profile asks a run for a CPU profile of length, then a heap profile, written to out and
+// out.heap; a zero profile asks for none.
+type profile struct {
+	out    string
+	length time.Duration
+}
 
 // order alternates which collector runs first, so neither always meets a warmer machine.
 func order(rep int) []string {
@@ -301,12 +315,12 @@ func startFleet(engines, gpus int) ([]target, func(), error) {
 	return targets, stop, nil
 }
 
-// fetchProfile writes a 10 s CPU profile to out, then a heap profile to out.heap.
-func fetchProfile(addr, out string) error {
-	if err := fetch("http://"+addr+"/debug/pprof/profile?seconds=10", out); err != nil {
+// fetchProfile writes the CPU profile p asks for, then a heap profile.
+func fetchProfile(addr string, p profile) error {
+	if err := fetch(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(p.length.Seconds())), p.out); err != nil {
 		return err
 	}
-	return fetch("http://"+addr+"/debug/pprof/heap", out+".heap")
+	return fetch("http://"+addr+"/debug/pprof/heap", p.out+".heap")
 }
 
 func fetch(url, out string) error {
@@ -315,6 +329,9 @@ func fetch(url, out string) error {
 		return err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
 	f, err := os.Create(out)
 	if err != nil {
 		return err
@@ -324,7 +341,7 @@ func fetch(url, out string) error {
 	return err
 }
 
-func run(bin, which string, targets []target, interval, runFor time.Duration, profile bool) (result, error) {
+func run(bin, which string, targets []target, interval, runFor time.Duration, prof profile) (result, error) {
 	s := &sink{series: map[string]bool{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -339,7 +356,7 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 		return result{}, err
 	}
 	pprof := ""
-	if profile && which == "ours" {
+	if prof.out != "" {
 		pl, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return result{}, err
@@ -412,7 +429,7 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 		time.Sleep(20 * time.Millisecond)
 	}
 	if pprof != "" {
-		if err := fetchProfile(pprof, profileOut); err != nil {
+		if err := fetchProfile(pprof, prof); err != nil {
 			return result{}, err
 		}
 	}
