@@ -44,7 +44,7 @@ func main() {
 	sizes := flag.String("fleets", "8x8,64x8,256x16", "engines x GPUs, comma-separated")
 	runFor := flag.Duration("run", 20*time.Second, "how long each collector scrapes after its first export")
 	interval := flag.Duration("interval", 2*time.Second, "scrape interval")
-	reps := flag.Int("reps", 2, "runs per collector and fleet, alternating")
+	reps := flag.Int("reps", 3, "runs per collector and fleet, alternating")
 	profiles := flag.String("profiles", "", "in the last run of each collector at the last fleet, write a CPU profile and then a heap profile of it to this folder (<binary>.pprof, <binary>.pprof.heap); that run lasts -profile-for longer")
 	profileFor := flag.Duration("profile-for", 10*time.Second, "length of the CPU profile")
 	idleFor := flag.Duration("idle", 10*time.Second, "how long each collector runs idle (one scrape job, no reachable target) before the fleets; 0 skips it")
