@@ -156,12 +156,14 @@ func (k *Keeper) lift(idx int, rms pmetric.ResourceMetricsSlice, buf tuple) {
 	})
 }
 
-// group is one new resource and where each of the origin's metrics landed in it.
+// group is one new resource and where the origin's scopes and metrics landed in it, by
+// their index in the origin (a zero value: not yet). Slices sized once, not maps grown
+// point by point: a split happens on every scrape of a shared exporter.
 type group struct {
 	identity tuple
 	rm       pmetric.ResourceMetrics
-	metrics  map[[2]int]pmetric.Metric // (scope index, metric index) in the origin
-	scopes   map[int]pmetric.ScopeMetrics
+	scopes   []pmetric.ScopeMetrics
+	metrics  []pmetric.Metric // of the scope being split
 }
 
 // split moves every point of rms[idx] whose identity differs from keep into a new resource
@@ -175,7 +177,8 @@ func (k *Keeper) split(idx int, rms pmetric.ResourceMetricsSlice, keep tuple) {
 				return g
 			}
 		}
-		g := &group{rm: pmetric.NewResourceMetrics(), metrics: map[[2]int]pmetric.Metric{}, scopes: map[int]pmetric.ScopeMetrics{}}
+		g := &group{rm: pmetric.NewResourceMetrics(), scopes: make([]pmetric.ScopeMetrics, origin.ScopeMetrics().Len())}
+		g.rm.ScopeMetrics().EnsureCapacity(len(g.scopes))
 		origin.Resource().CopyTo(g.rm.Resource())
 		g.rm.SetSchemaUrl(origin.SchemaUrl())
 		// The point's identity values move to the group's resource (it is stripped once it
@@ -199,6 +202,9 @@ func (k *Keeper) split(idx int, rms pmetric.ResourceMetricsSlice, keep tuple) {
 	for s := 0; s < sms.Len(); s++ {
 		sm := sms.At(s)
 		ms := sm.Metrics()
+		for _, g := range groups { // a new scope: no metric of it has landed yet
+			clear(g.metrics)
+		}
 		for mi := 0; mi < ms.Len(); mi++ {
 			m := ms.At(mi)
 			dest := func(attrs pcommon.Map) (pmetric.Metric, bool) {
@@ -206,19 +212,21 @@ func (k *Keeper) split(idx int, rms pmetric.ResourceMetricsSlice, keep tuple) {
 					return pmetric.Metric{}, false
 				}
 				g := groupFor(attrs)
-				key := [2]int{s, mi}
-				dm, ok := g.metrics[key]
-				if !ok {
-					dsm, ok := g.scopes[s]
-					if !ok {
-						dsm = g.rm.ScopeMetrics().AppendEmpty()
-						sm.Scope().CopyTo(dsm.Scope())
-						dsm.SetSchemaUrl(sm.SchemaUrl())
-						g.scopes[s] = dsm
-					}
-					dm = dsm.Metrics().AppendEmpty()
+				if g.scopes[s] == (pmetric.ScopeMetrics{}) {
+					dsm := g.rm.ScopeMetrics().AppendEmpty()
+					sm.Scope().CopyTo(dsm.Scope())
+					dsm.SetSchemaUrl(sm.SchemaUrl())
+					dsm.Metrics().EnsureCapacity(ms.Len())
+					g.scopes[s] = dsm
+				}
+				if len(g.metrics) < ms.Len() { // sized for the largest scope so far
+					g.metrics = make([]pmetric.Metric, ms.Len())
+				}
+				dm := g.metrics[mi]
+				if dm == (pmetric.Metric{}) {
+					dm = g.scopes[s].Metrics().AppendEmpty()
 					copyMetricHeader(m, dm)
-					g.metrics[key] = dm
+					g.metrics[mi] = dm
 				}
 				return dm, true
 			}
