@@ -6,10 +6,13 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/internal/units"
 )
 
@@ -213,4 +216,58 @@ func FuzzParity(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b uint64) {
 		checkGeneratedParity(t, generate(rand.New(rand.NewPCG(a, b))))
 	})
+}
+
+// TestRepeatedPartIsExtractedOnce: two entries that take the same part of one histogram. The
+// reference runs one extract statement per entry, so it emits the part twice; both copies
+// carry the same name through every later phase (its renames select by name, so the second
+// entry's `to` never applies), which makes them identical points of one series. Ours extracts
+// the part once and follows the same rename chain. A backend keeps one sample per series and
+// timestamp, so both export the same series with the same value.
+func TestRepeatedPartIsExtractedOnce(t *testing.T) {
+	mappings := []metricmapping.MetricMapping{
+		{Name: "first", Metrics: []metricmapping.Entry{{From: "eng_latency", To: "modelplane_a", Part: metricmapping.PartCount}}},
+		{Name: "second", Metrics: []metricmapping.Entry{{From: "eng_latency", To: "modelplane_b", Part: metricmapping.PartCount}}},
+	}
+	in := pmetric.NewMetrics()
+	rm := in.ResourceMetrics().AppendEmpty()
+	rm.Resource().Attributes().PutStr("service.name", "eng")
+	m := rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+	m.SetName("eng_latency")
+	h := m.SetEmptyHistogram()
+	h.SetAggregationTemporality(pmetric.AggregationTemporalityCumulative)
+	dp := h.DataPoints().AppendEmpty()
+	dp.SetCount(7)
+	dp.SetSum(1.5)
+	dp.Attributes().PutStr("code", "200")
+
+	procs := anchorPipeline(t, "c")
+	procs["transform/modelplane"] = ottlFromMappings(mappings)
+	refIn := pmetric.NewMetrics()
+	in.CopyTo(refIn)
+	ref := runReference(t, procs, refIn)
+
+	cfg := createDefaultConfig()
+	cfg.Builtin.Enabled = false
+	for _, mm := range mappings {
+		cfg.Mappings = append(cfg.Mappings, InlineMapping{Name: mm.Name, Metrics: mm.Metrics})
+	}
+	require.NoError(t, cfg.Validate())
+	setCluster(in, "c")
+	p, sink := newTestProcessor(t, cfg)
+	require.NoError(t, p.ConsumeMetrics(t.Context(), in))
+	require.Len(t, sink.AllMetrics(), 1)
+	ours := sink.AllMetrics()[0]
+
+	counts := func(md pmetric.Metrics) []int64 {
+		var out []int64
+		points.WalkNumbers(md, func(_ pcommon.Map, m pmetric.Metric, dp pmetric.NumberDataPoint) {
+			require.Equal(t, "modelplane_a", m.Name())
+			out = append(out, dp.IntValue())
+		})
+		return out
+	}
+	assert.Equal(t, []int64{7, 7}, counts(ref), "the reference: the count twice, identical")
+	assert.Equal(t, []int64{7}, counts(ours), "ours: once")
+	assert.Equal(t, series(ref, exact), series(ours, exact))
 }

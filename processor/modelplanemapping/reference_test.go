@@ -7,9 +7,11 @@ package modelplanemapping
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -160,8 +162,11 @@ func referenceFactor(u units.Unit) string {
 // the order of all of them, do not matter to a backend, so they do not matter here. An
 // attribute with an empty value is left out, as Prometheus leaves out an empty label: the
 // reference's OTTL `set` from a missing label writes an empty one, where ours writes none.
+// Where several points share a series (mappings that collide on one target), the line holds
+// each distinct value once, sorted: which of them a backend keeps is its own rule, and an
+// exact duplicate point adds nothing (TestRepeatedPartIsExtractedOnce).
 func series(md pmetric.Metrics, render func(name string, v float64) string) map[string]string {
-	out := map[string]string{}
+	values := map[string]map[string]bool{}
 	attrs := func(m pcommon.Map) string {
 		kv := make([]string, 0, m.Len())
 		m.Range(func(k string, v pcommon.Value) bool {
@@ -183,7 +188,10 @@ func series(md pmetric.Metrics, render func(name string, v float64) string) map[
 				name := m.Name()
 				put := func(a pcommon.Map, v string) {
 					key := res + " " + name + " " + m.Type().String() + attrs(a)
-					out[key] = v
+					if values[key] == nil {
+						values[key] = map[string]bool{}
+					}
+					values[key][v] = true
 				}
 				num := func(dps pmetric.NumberDataPointSlice) {
 					for d := 0; d < dps.Len(); d++ {
@@ -230,6 +238,10 @@ func series(md pmetric.Metrics, render func(name string, v float64) string) map[
 				}
 			}
 		}
+	}
+	out := make(map[string]string, len(values))
+	for k, vs := range values {
+		out[k] = strings.Join(slices.Sorted(maps.Keys(vs)), " | ")
 	}
 	return out
 }
