@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/featuregate"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/processor"
 
@@ -117,4 +118,14 @@ func BenchmarkGrowth(b *testing.B) {
 		b.Run(fmt.Sprintf("entries=%d/impl=modelplane_mapping", n), func(b *testing.B) { runBatches(b, oursWith(b, extra), in) })
 		b.Run(fmt.Sprintf("entries=%d/impl=reference", n), func(b *testing.B) { runBatches(b, referenceWith(b, extra), in) })
 	}
+}
+
+// BenchmarkPdataPooling: the busy-node batch through ours with pdata's alpha
+// pdata.useProtoPooling gate on, to show what it would buy (BENCHMARKS.md). Not part of
+// `make bench`: it flips a process-wide gate.
+func BenchmarkPdataPooling(b *testing.B) {
+	in := busyNode(b)
+	require.NoError(b, featuregate.GlobalRegistry().Set("pdata.useProtoPooling", true))
+	b.Cleanup(func() { _ = featuregate.GlobalRegistry().Set("pdata.useProtoPooling", false) })
+	runBatches(b, oursWith(b, nil), in)
 }
