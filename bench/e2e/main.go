@@ -50,9 +50,14 @@ func main() {
 	idleFor := flag.Duration("idle", 10*time.Second, "how long each collector runs idle (one scrape job, no reachable target) before the fleets; 0 skips it")
 	flag.Parse()
 
-	// Both executables start from a page cache that holds all of them: the file pages a
-	// process maps on a fault depend on what is cached around it, so a binary just built or
-	// just evicted would otherwise report a different RSS for the same work.
+	// Both executables start from a page cache that holds all of them, so neither run depends
+	// on which binary was built or read last (the file pages mapped on a fault are counted in
+	// RSS).
+	if *profiles != "" {
+		if err := os.MkdirAll(*profiles, 0o755); err != nil {
+			log.Fatal(err)
+		}
+	}
 	for _, bin := range []string{*ours, *ref} {
 		if err := readAll(bin); err != nil {
 			log.Fatal(err)
