@@ -86,3 +86,49 @@ func TestNoPointsAndNoIdentity(t *testing.T) {
 	New(DefaultKeys).Apply(md)
 	assert.Equal(t, map[string][]string{"service.name=eng;": {"a model=m", "b model=m"}}, resources(md))
 }
+
+// A resource with two scopes of different sizes, each with points of two identities: every
+// moved point lands in its group's copy of its own scope and metric, and a group made in the
+// first scope finds its place again in the second.
+func TestSplitAcrossScopes(t *testing.T) {
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().Attributes().PutStr("service.name", "eng")
+	for s, names := range [][]string{{"a"}, {"b", "c", "d"}} {
+		sm := rm.ScopeMetrics().AppendEmpty()
+		sm.Scope().SetName("scope" + string(rune('0'+s)))
+		for _, name := range names {
+			g := sm.Metrics().AppendEmpty()
+			g.SetName(name)
+			dps := g.SetEmptyGauge().DataPoints()
+			for _, replica := range []string{"r0", "r1", "r0"} {
+				_ = dps.AppendEmpty().Attributes().FromRaw(map[string]any{"replica": replica, "name": name})
+			}
+		}
+	}
+	New(DefaultKeys).Apply(md)
+	require.Equal(t, 2, md.ResourceMetrics().Len())
+	for i := 0; i < 2; i++ {
+		rm := md.ResourceMetrics().At(i)
+		require.Equal(t, 2, rm.ScopeMetrics().Len(), "each identity keeps both scopes")
+		var got []string
+		for s := 0; s < 2; s++ {
+			sm := rm.ScopeMetrics().At(s)
+			for m := 0; m < sm.Metrics().Len(); m++ {
+				metric := sm.Metrics().At(m)
+				dps := metric.Gauge().DataPoints()
+				for d := 0; d < dps.Len(); d++ {
+					n, _ := dps.At(d).Attributes().Get("name")
+					require.Equal(t, metric.Name(), n.Str(), "a point stays with its own metric")
+					got = append(got, sm.Scope().Name()+"/"+metric.Name())
+				}
+			}
+		}
+		replica, _ := rm.Resource().Attributes().Get("replica")
+		want := []string{"scope0/a", "scope1/b", "scope1/c", "scope1/d"}
+		if replica.Str() == "r0" {
+			want = []string{"scope0/a", "scope0/a", "scope1/b", "scope1/b", "scope1/c", "scope1/c", "scope1/d", "scope1/d"}
+		}
+		assert.Equal(t, want, got, "resource replica=%s", replica.Str())
+	}
+}
