@@ -87,14 +87,14 @@ func TestNoPointsAndNoIdentity(t *testing.T) {
 	assert.Equal(t, map[string][]string{"service.name=eng;": {"a model=m", "b model=m"}}, resources(md))
 }
 
-// A resource with two scopes of different sizes, each with points of two identities: every
-// moved point lands in its group's copy of its own scope and metric, and a group made in the
-// first scope finds its place again in the second.
+// A resource with three scopes of different sizes, each with points of two identities: every
+// moved point lands in its group's copy of its own scope and metric, in a scope larger and in
+// one smaller than the one where its group was made.
 func TestSplitAcrossScopes(t *testing.T) {
 	md := pmetric.NewMetrics()
 	rm := md.ResourceMetrics().AppendEmpty()
 	rm.Resource().Attributes().PutStr("service.name", "eng")
-	for s, names := range [][]string{{"a"}, {"b", "c", "d"}} {
+	for s, names := range [][]string{{"a"}, {"b", "c", "d"}, {"e"}} {
 		sm := rm.ScopeMetrics().AppendEmpty()
 		sm.Scope().SetName("scope" + string(rune('0'+s)))
 		for _, name := range names {
@@ -110,9 +110,9 @@ func TestSplitAcrossScopes(t *testing.T) {
 	require.Equal(t, 2, md.ResourceMetrics().Len())
 	for i := 0; i < 2; i++ {
 		rm := md.ResourceMetrics().At(i)
-		require.Equal(t, 2, rm.ScopeMetrics().Len(), "each identity keeps both scopes")
+		require.Equal(t, 3, rm.ScopeMetrics().Len(), "each identity keeps every scope")
 		var got []string
-		for s := 0; s < 2; s++ {
+		for s := 0; s < 3; s++ {
 			sm := rm.ScopeMetrics().At(s)
 			for m := 0; m < sm.Metrics().Len(); m++ {
 				metric := sm.Metrics().At(m)
@@ -125,9 +125,9 @@ func TestSplitAcrossScopes(t *testing.T) {
 			}
 		}
 		replica, _ := rm.Resource().Attributes().Get("replica")
-		want := []string{"scope0/a", "scope1/b", "scope1/c", "scope1/d"}
+		want := []string{"scope0/a", "scope1/b", "scope1/c", "scope1/d", "scope2/e"}
 		if replica.Str() == "r0" {
-			want = []string{"scope0/a", "scope0/a", "scope1/b", "scope1/b", "scope1/c", "scope1/c", "scope1/d", "scope1/d"}
+			want = []string{"scope0/a", "scope0/a", "scope1/b", "scope1/b", "scope1/c", "scope1/c", "scope1/d", "scope1/d", "scope2/e", "scope2/e"}
 		}
 		assert.Equal(t, want, got, "resource replica=%s", replica.Str())
 	}
