@@ -107,16 +107,19 @@ func TestParityOnSharedExpositions(t *testing.T) {
 	}
 }
 
-// runBoth runs one mapping alone through the reference chain and through ours.
-func runBoth(t *testing.T, m metricmapping.MetricMapping, in pmetric.Metrics) (ref, ours pmetric.Metrics) {
+// runBoth runs mappings alone (no built-ins) through the reference chain and through ours.
+func runBoth(t *testing.T, in pmetric.Metrics, ms ...metricmapping.MetricMapping) (ref, ours pmetric.Metrics) {
 	procs := anchorPipeline(t, "c")
-	procs["transform/modelplane"] = ottlFromMappings([]metricmapping.MetricMapping{m})
+	procs["transform/modelplane"] = ottlFromMappings(ms)
 	refIn := pmetric.NewMetrics()
 	in.CopyTo(refIn)
 	ref = runReference(t, procs, refIn)
 	cfg := createDefaultConfig()
 	cfg.Builtin.Enabled = false
-	cfg.Mappings = []InlineMapping{{Name: m.Name, Metrics: m.Metrics}}
+	for _, m := range ms {
+		cfg.Mappings = append(cfg.Mappings, InlineMapping{Name: m.Name, Metrics: m.Metrics})
+	}
+	require.NoError(t, cfg.Validate())
 	return ref, runOnce(t, cfg, in)
 }
 
@@ -134,7 +137,7 @@ func TestDefectInexactScaling(t *testing.T) {
 	dp.SetCount(7)
 	dp.SetSum(433)
 
-	ref, ours := runBoth(t, m, in)
+	ref, ours := runBoth(t, in, m)
 
 	refBounds := ref.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Histogram().DataPoints().At(0).ExplicitBounds().AsRaw()
 	ourBounds := ours.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Histogram().DataPoints().At(0).ExplicitBounds().AsRaw()
@@ -153,7 +156,7 @@ func TestDefectIntegerTruncation(t *testing.T) {
 	g.SetName("q_ms")
 	g.SetEmptyGauge().DataPoints().AppendEmpty().SetIntValue(1500)
 
-	ref, ours := runBoth(t, m, in)
+	ref, ours := runBoth(t, in, m)
 
 	refDP := ref.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Gauge().DataPoints().At(0)
 	ourDP := ours.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Gauge().DataPoints().At(0)

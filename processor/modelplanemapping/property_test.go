@@ -241,23 +241,8 @@ func TestRepeatedPartIsExtractedOnce(t *testing.T) {
 	dp.SetSum(1.5)
 	dp.Attributes().PutStr("code", "200")
 
-	procs := anchorPipeline(t, "c")
-	procs["transform/modelplane"] = ottlFromMappings(mappings)
-	refIn := pmetric.NewMetrics()
-	in.CopyTo(refIn)
-	ref := runReference(t, procs, refIn)
-
-	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
-	for _, mm := range mappings {
-		cfg.Mappings = append(cfg.Mappings, InlineMapping{Name: mm.Name, Metrics: mm.Metrics})
-	}
-	require.NoError(t, cfg.Validate())
-	setCluster(in, "c")
-	p, sink := newTestProcessor(t, cfg)
-	require.NoError(t, p.ConsumeMetrics(t.Context(), in))
-	require.Len(t, sink.AllMetrics(), 1)
-	ours := sink.AllMetrics()[0]
+	setCluster(in, "c") // as the reference's resource/cluster does
+	ref, ours := runBoth(t, in, mappings...)
 
 	counts := func(md pmetric.Metrics) []int64 {
 		var out []int64
