@@ -14,7 +14,8 @@ import (
 
 // The collector reloads its configuration on SIGHUP. The mapping processor uses that to
 // rebuild the scrape filter when a reloaded mapping file reads a metric the filter drops: the
-// converter recomputes the keep rules and only the Prometheus receivers restart.
+// converter recomputes the keep rules and the collector restarts its pipelines in place (only
+// the receivers, with the collector's alpha gate service.partialReload on).
 func init() {
 	// The collector starts handling SIGHUP only once its pipelines run; until then the signal's
 	// default action would end the process. Listening here (the buffer of one drops repeats)

@@ -255,3 +255,41 @@ func FuzzKeepRule(f *testing.F) {
 		}
 	})
 }
+
+// TestKeepRuleShareOfSharedPages: how many sample lines of each shared page the built-ins'
+// keep rule keeps, and how many lines an 8x8 fleet's scrape round holds; the figures
+// docs/benchmarks.md quotes (`go test -run TestKeepRuleShareOfSharedPages -v ./internal/scrapefilter/`).
+func TestKeepRuleShareOfSharedPages(t *testing.T) {
+	names, on, err := modelplanemapping.ScrapeSources(confmap.NewFromStringMap(map[string]any{"scrape_filter": true}))
+	require.NoError(t, err)
+	require.True(t, on)
+	re := regexp.MustCompile("^(?:" + KeepRule(names)["regex"].(string) + ")$")
+	type share struct{ kept, samples int }
+	shares := map[string]share{}
+	for _, page := range []string{"vllm", "sglang", "gateway-genai", "epp", "dcgm-exporter"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "exposition", page+".prom"))
+		require.NoError(t, err)
+		var s share
+		for _, line := range strings.Split(string(data), "\n") {
+			if line == "" || line[0] == '#' {
+				continue
+			}
+			s.samples++
+			if re.MatchString(line[:strings.IndexAny(line, "{ ")]) {
+				s.kept++
+			}
+		}
+		t.Logf("%s: keeps %d of %d sample lines", page, s.kept, s.samples)
+		shares[page+".prom"] = s
+	}
+	assert.Equal(t, map[string]share{
+		"vllm.prom": {185, 411}, "sglang.prom": {219, 334}, "gateway-genai.prom": {444, 444},
+		"epp.prom": {20, 1154}, "dcgm-exporter.prom": {14, 49},
+	}, shares, "docs/benchmarks.md quotes these")
+	total := 0
+	for _, target := range scrapetest.Fleet(8, 8) {
+		total += shares[target.File].samples
+	}
+	t.Logf("an 8x8 round: %d sample lines, %d of them the endpoint picker's", total, shares["epp.prom"].samples)
+	assert.Equal(t, 4774, total)
+}
