@@ -33,6 +33,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
+	"github.com/modelplaneai/otelcol-modelplane/internal/pagecache"
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/internal/procstat"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
@@ -50,16 +51,8 @@ func main() {
 	idleFor := flag.Duration("idle", 10*time.Second, "how long each collector runs idle (one scrape job, no reachable target) before the fleets; 0 skips it")
 	flag.Parse()
 
-	// Both executables start from a page cache that holds all of them, so neither run depends
-	// on which binary was built or read last (the file pages mapped on a fault are counted in
-	// RSS).
 	if *profiles != "" {
 		if err := os.MkdirAll(*profiles, 0o755); err != nil {
-			log.Fatal(err)
-		}
-	}
-	for _, bin := range []string{*ours, *ref} {
-		if err := readAll(bin); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -137,16 +130,6 @@ func binary(which, ours, ref string) string {
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
-
-func readAll(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	_, err = io.Copy(io.Discard, f)
-	return err
-}
 
 type result struct {
 	cpu       float64 // user+system seconds, the whole run
@@ -391,6 +374,14 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(path, cfg.Bytes(), 0o600); err != nil {
+		return result{}, err
+	}
+	// Every run starts from an executable that the page cache does not hold, as on a node
+	// that has just pulled the image: the file pages mapped on a fault count in RSS, and how
+	// many are mapped depends on how the file came into the cache (one the linker just wrote is
+	// mapped almost whole), so a warm cache would make RSS depend on which binary was built or
+	// read last.
+	if err := pagecache.Evict(bin); err != nil {
 		return result{}, err
 	}
 	cmd := exec.Command(bin, "--config="+path)
