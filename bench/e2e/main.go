@@ -49,7 +49,11 @@ func main() {
 	profiles := flag.String("profiles", "", "in the last run of each collector at the last fleet, write a CPU profile and then a heap profile of it to this folder (<binary>.pprof, <binary>.pprof.heap); that run lasts -profile-for longer")
 	profileFor := flag.Duration("profile-for", 10*time.Second, "length of the CPU profile")
 	idleFor := flag.Duration("idle", 10*time.Second, "how long each collector runs idle (one scrape job, no reachable target) before the fleets; 0 skips it")
+	envFlag := flag.String("ours-env", "", "extra environment for our collector only, comma-separated KEY=VALUE (such as GOGC=50), to measure a runtime setting against the same reference")
 	flag.Parse()
+	if *envFlag != "" {
+		oursEnv = strings.Split(*envFlag, ",")
+	}
 
 	if *profiles != "" {
 		if err := os.MkdirAll(*profiles, 0o755); err != nil {
@@ -330,6 +334,9 @@ func fetch(url, out string) error {
 	return err
 }
 
+// oursEnv is -ours-env: added to our collector's environment only.
+var oursEnv []string
+
 func run(bin, which string, targets []target, interval, runFor time.Duration, prof profile) (result, error) {
 	s := &sink{series: map[string]bool{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -385,6 +392,9 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 		return result{}, err
 	}
 	cmd := exec.Command(bin, "--config="+path)
+	if which == "ours" && len(oursEnv) > 0 {
+		cmd.Env = append(os.Environ(), oursEnv...)
+	}
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	began := time.Now()

@@ -1,0 +1,113 @@
+package scrapefilter
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/textparse"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
+)
+
+// BenchmarkScrapeRoundRead sizes the next step docs/benchmarks.md names for the end-to-end
+// CPU: a reader that skips the lines no mapping reads before it tokenises them. Both
+// sub-benchmarks read one 8x8 scrape round (the 14 pages of scrapetest.Fleet(8, 8), 4,774
+// sample lines) and look every sample line they parse up in a scrape cache, as Prometheus'
+// scrape loop does:
+//
+//   - prometheus-parser: Prometheus' text parser over every line, which is what both
+//     collectors pay today (the keep rule drops series only after they are parsed);
+//   - skip-then-parse: lines whose metric name the keep rule rejects are skipped by name
+//     first; the parser reads the rest.
+//
+// go test -run '^$' -bench BenchmarkScrapeRoundRead -benchmem ./internal/scrapefilter/
+func BenchmarkScrapeRoundRead(b *testing.B) {
+	names, _, err := modelplanemapping.ScrapeSources(confmap.NewFromStringMap(map[string]any{"scrape_filter": true}))
+	require.NoError(b, err)
+	re := regexp.MustCompile("^(?:" + KeepRule(names)["regex"].(string) + ")$")
+	var pages [][]byte
+	for _, target := range scrapetest.Fleet(8, 8) {
+		data, err := os.ReadFile(filepath.Join(scrapetest.ExpositionDir(), target.File))
+		require.NoError(b, err)
+		pages = append(pages, data)
+	}
+	keptNames := map[string]bool{}
+	for _, page := range pages {
+		for line := range bytes.Lines(page) {
+			if name := metricName(line); name != nil {
+				keptNames[string(name)] = re.Match(name)
+			}
+		}
+	}
+
+	b.Run("prometheus-parser", func(b *testing.B) {
+		cache := map[string]bool{}
+		st := labels.NewSymbolTable()
+		for b.Loop() {
+			for _, page := range pages {
+				parseAll(b, page, st, cache)
+			}
+		}
+	})
+	b.Run("skip-then-parse", func(b *testing.B) {
+		cache := map[string]bool{}
+		st := labels.NewSymbolTable()
+		kept := make([]byte, 0, 1<<20)
+		for b.Loop() {
+			for _, page := range pages {
+				kept = kept[:0]
+				for line := range bytes.Lines(page) {
+					if name := metricName(line); name == nil || keptNames[string(name)] {
+						kept = append(kept, line...)
+					}
+				}
+				parseAll(b, kept, st, cache)
+			}
+		}
+	})
+}
+
+// parseAll reads a page with Prometheus' text parser, looking every series up in cache.
+func parseAll(b *testing.B, page []byte, st *labels.SymbolTable, cache map[string]bool) {
+	p := textparse.NewPromParser(page, st, false)
+	for {
+		e, err := p.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if e == textparse.EntrySeries {
+			series, _, _ := p.Series()
+			if _, ok := cache[string(series)]; !ok {
+				cache[string(series)] = true
+			}
+		}
+	}
+}
+
+// metricName is the metric a page line is about: a sample's name, or the name a HELP or TYPE
+// comment describes; nil for other lines.
+func metricName(line []byte) []byte {
+	if rest, ok := bytes.CutPrefix(line, []byte("# HELP ")); ok {
+		line = rest
+	} else if rest, ok := bytes.CutPrefix(line, []byte("# TYPE ")); ok {
+		line = rest
+	} else if len(line) == 0 || line[0] == '#' {
+		return nil
+	}
+	if end := bytes.IndexAny(line, "{ \n"); end >= 0 {
+		return line[:end]
+	}
+	return line
+}
