@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command e2e compares whole collectors on the same work: otelcol-modelplane against the
 // reference collector running the processors Modelplane renders for contrib. Both scrape the
 // same demo fleet (engine replicas and GPUs from testdata/exposition, counters advancing)
@@ -6,6 +8,8 @@
 // export; and checks that both exported the same series.
 //
 //	go run ./bench/e2e -ours bin/otelcol-modelplane -reference bin/otelcol-reference
+//
+// It runs on Linux only: it reads /proc and drops executables from the page cache.
 package main
 
 import (

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package pagecache reads and drops the kernel's page cache of a file.
 //
 // The end-to-end benchmark needs it: the pages of an executable that a process maps count in
