@@ -4,8 +4,8 @@
 //
 // The end-to-end benchmark needs it: the pages of an executable that a process maps count in
 // its RSS, and how many are mapped on a fault depends on how the file came into the page cache
-// (a binary the linker just wrote through a shared mapping sits in large folios and is mapped
-// almost whole; one read back from disk is mapped a fault-around window at a time). Dropping
+// (a binary the linker has just written is mapped almost whole, most likely because it sits in
+// large folios; one read back from disk is mapped a fault-around window at a time). Dropping
 // both collectors' executables before every run makes each start the same way.
 package pagecache
 
