@@ -57,6 +57,11 @@ func main() {
 	flag.Parse()
 	if *envFlag != "" {
 		oursEnv = strings.Split(*envFlag, ",")
+		for _, kv := range oursEnv {
+			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+				log.Fatalf("-ours-env: %q is not KEY=VALUE", kv)
+			}
+		}
 	}
 
 	if *profiles != "" {

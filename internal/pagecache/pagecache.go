@@ -32,7 +32,7 @@ func Evict(path string) error {
 	if err := unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED); err != nil {
 		return fmt.Errorf("page cache of %s: fadvise: %w", path, err)
 	}
-	cached, _, err := Resident(path)
+	cached, _, err := cachedPages(path)
 	if err != nil {
 		return err
 	}
@@ -42,8 +42,8 @@ func Evict(path string) error {
 	return nil
 }
 
-// Resident says how many pages of the file at path the page cache holds, of how many.
-func Resident(path string) (cached, pages int, err error) {
+// cachedPages says how many pages of the file at path the page cache holds, of how many.
+func cachedPages(path string) (cached, pages int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, err

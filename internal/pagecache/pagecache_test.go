@@ -27,7 +27,7 @@ func TestEvictDropsEveryPage(t *testing.T) {
 	if _, err := os.ReadFile(path); err != nil {
 		t.Fatal(err)
 	}
-	cached, pages, err := Resident(path)
+	cached, pages, err := cachedPages(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestEvictDropsEveryPage(t *testing.T) {
 	if err := Evict(path); err != nil {
 		t.Fatal(err)
 	}
-	if cached, _, err = Resident(path); err != nil || cached != 0 {
+	if cached, _, err = cachedPages(path); err != nil || cached != 0 {
 		t.Fatalf("after Evict: %d pages cached (err %v), want 0", cached, err)
 	}
 }
