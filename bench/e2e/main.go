@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -53,13 +54,17 @@ func main() {
 	profiles := flag.String("profiles", "", "in the last run of each collector at the last fleet, write a CPU profile and then a heap profile of it to this folder (<binary>.pprof, <binary>.pprof.heap); that run lasts -profile-for longer")
 	profileFor := flag.Duration("profile-for", 10*time.Second, "length of the CPU profile")
 	idleFor := flag.Duration("idle", 10*time.Second, "how long each collector runs idle (one scrape job, no reachable target) before the fleets; 0 skips it")
-	envFlag := flag.String("ours-env", "", "extra environment for our collector only, comma-separated KEY=VALUE (such as GOGC=50), to measure a runtime setting against the same reference")
+	oursEnvFlag := flag.String("ours-env", "", "extra environment for our collector only, comma-separated KEY=VALUE (such as GOGC=50), to measure a runtime setting against the same reference")
+	refEnvFlag := flag.String("reference-env", "", "extra environment for the reference collector only, as -ours-env (give both the same to measure a setting on both)")
 	flag.Parse()
-	if *envFlag != "" {
-		oursEnv = strings.Split(*envFlag, ",")
-		for _, kv := range oursEnv {
+	for which, f := range map[string]string{"ours": *oursEnvFlag, "reference": *refEnvFlag} {
+		if f == "" {
+			continue
+		}
+		extraEnv[which] = strings.Split(f, ",")
+		for _, kv := range extraEnv[which] {
 			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-				log.Fatalf("-ours-env: %q is not KEY=VALUE", kv)
+				log.Fatalf("-%s-env: %q is not KEY=VALUE", which, kv)
 			}
 		}
 	}
@@ -72,6 +77,7 @@ func main() {
 
 	fmt.Printf("| fleet | collector | CPU s | CPU s after first export | peak RSS MiB | peak anon MiB | series | samples | start-up to first export |\n|---|---|---|---|---|---|---|---|---|\n")
 	if *idleFor > 0 {
+		var runs ratios
 		for r := 0; r < *reps; r++ {
 			for _, which := range order(r) {
 				res, err := run(binary(which, *ours, *ref), which, nil, *interval, *idleFor, profile{})
@@ -79,8 +85,10 @@ func main() {
 					log.Fatalf("%s idle: %v", which, err)
 				}
 				fmt.Printf("| idle | %s | %.2f | | %.1f | %.1f | | | |\n", which, res.cpu, mib(res.peakRSS), mib(res.peakAnon))
+				runs.add(which, r, res)
 			}
 		}
+		fmt.Printf("| idle | %s | %s | | %s | %s | | | |\n", ratioLabel, runs.of(cpuWhole), runs.of(rssPeak), runs.of(anonPeak))
 	}
 	sizeList := strings.Split(*sizes, ",")
 	for _, size := range sizeList {
@@ -93,6 +101,7 @@ func main() {
 			log.Fatal(err)
 		}
 		series := map[string]map[string]bool{}
+		var runs ratios
 		for r := 0; r < *reps; r++ {
 			for _, which := range order(r) {
 				bin := binary(which, *ours, *ref)
@@ -112,8 +121,13 @@ func main() {
 				fmt.Printf("| %d engines, %d GPUs | %s | %.2f | %.2f | %.1f | %.1f | %d | %d | %v |\n", engines, gpus, label,
 					res.cpu, res.cpuSteady, mib(res.peakRSS), mib(res.peakAnon), len(res.series), res.samples, res.startup.Round(10*time.Millisecond))
 				series[which] = res.series
+				if prof.out == "" {
+					runs.add(which, r, res)
+				}
 			}
 		}
+		fmt.Printf("| %d engines, %d GPUs | %s | %s | %s | %s | %s | | | |\n", engines, gpus, ratioLabel,
+			runs.of(cpuWhole), runs.of(cpuAfterFirst), runs.of(rssPeak), runs.of(anonPeak))
 		missing, extra := diff(series["reference"], series["ours"])
 		fmt.Printf("| %d engines, %d GPUs | same series? | %v | | | | only in reference: %d | only in ours: %d | |\n", engines, gpus, missing == 0 && extra == 0, missing, extra)
 		stop()
@@ -343,8 +357,8 @@ func fetch(url, out string) error {
 	return err
 }
 
-// oursEnv is -ours-env: added to our collector's environment only.
-var oursEnv []string
+// extraEnv is -ours-env and -reference-env: added to that collector's environment.
+var extraEnv = map[string][]string{}
 
 func run(bin, which string, targets []target, interval, runFor time.Duration, prof profile) (result, error) {
 	s := &sink{series: map[string]bool{}}
@@ -401,8 +415,8 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 		return result{}, err
 	}
 	cmd := exec.Command(bin, "--config="+path)
-	if which == "ours" && len(oursEnv) > 0 {
-		cmd.Env = append(os.Environ(), oursEnv...)
+	if env := extraEnv[which]; len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
 	}
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
@@ -471,4 +485,59 @@ func tail(s string) string {
 		return s[len(s)-3000:]
 	}
 	return s
+}
+
+// ratioLabel names the row that sums up a fleet: ours over the reference.
+const ratioLabel = "ours / reference: mean (range of the runs paired by repetition)"
+
+// A measure picks one figure of a run.
+type measure func(result) float64
+
+func cpuWhole(r result) float64      { return r.cpu }
+func cpuAfterFirst(r result) float64 { return r.cpuSteady }
+func rssPeak(r result) float64       { return float64(r.peakRSS) }
+func anonPeak(r result) float64      { return float64(r.peakAnon) }
+
+// ratios keeps the unprofiled runs of one fleet, by collector and repetition, so the
+// summary row is computed here rather than by hand from the rows above it.
+type ratios map[string]map[int]result
+
+func (rs *ratios) add(which string, rep int, res result) {
+	if *rs == nil {
+		*rs = ratios{}
+	}
+	if (*rs)[which] == nil {
+		(*rs)[which] = map[int]result{}
+	}
+	(*rs)[which][rep] = res
+}
+
+// of formats ours/reference for m: the mean of our runs over the mean of the reference's,
+// then the lowest and highest ratio of the two runs of one repetition (the two collectors
+// run back to back, so a pair shares the machine's load of the moment).
+func (rs ratios) of(m measure) string {
+	mean := func(runs map[int]result) float64 {
+		var sum float64
+		for _, r := range runs {
+			sum += m(r)
+		}
+		return sum / float64(len(runs))
+	}
+	ours, ref := rs["ours"], rs["reference"]
+	if len(ours) == 0 || len(ref) == 0 || mean(ref) == 0 {
+		return "n/a"
+	}
+	out := fmt.Sprintf("%.2fx", mean(ours)/mean(ref))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for rep, o := range ours {
+		r, ok := ref[rep]
+		if !ok || m(r) == 0 {
+			continue
+		}
+		lo, hi = math.Min(lo, m(o)/m(r)), math.Max(hi, m(o)/m(r))
+	}
+	if lo <= hi {
+		out += fmt.Sprintf(" (%.2f-%.2f)", lo, hi)
+	}
+	return out
 }
