@@ -13,7 +13,7 @@ BUILDER_VER  := v0.161.0
 BENCHSTAT    := $(TOOLS)/benchstat
 GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find internal processor -name '*.yaml')
 
-.PHONY: all build gpu-check image install run bench-e2e test test-unit e2e-deps generate check-generated lint bench tools clean
+.PHONY: all build gpu-check image install run bench-e2e perf-e2e test test-unit e2e-deps generate check-generated lint bench tools clean
 
 all: build
 
@@ -91,6 +91,11 @@ bench-e2e: $(COLLECTOR) $(BIN)/otelcol-reference
 	@mkdir -p .cache/bench
 	@ls -l $(COLLECTOR) $(BIN)/otelcol-reference
 	$(GO) run ./bench/e2e -ours $(COLLECTOR) -reference $(BIN)/otelcol-reference -profiles .cache/bench
+
+## perf-e2e: both collectors under Linux perf at one fleet (FLEET=8x8 by default), kernel
+## included; reports in .cache/perf (docs/benchmarks.md)
+perf-e2e:
+	scripts/perf-e2e.sh $(or $(FLEET),8x8)
 
 ## generate: regenerate cmd/otelcol-modelplane from builder-config.yaml
 generate: $(BUILDER)
