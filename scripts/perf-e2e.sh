@@ -18,7 +18,8 @@ go build -trimpath -tags "$tags" -o "$out/otelcol-reference" ./bench/reference/c
 go run ./bench/e2e -ours "$out/otelcol-modelplane" -reference "$out/otelcol-reference" \
   -fleets "$fleet" -reps 1 -run 75s -idle 0 >"$out/run-$fleet.txt" &
 driver=$!
-trap 'kill $driver 2>/dev/null || true' EXIT
+# `go run` does not pass a signal on to the driver it built, so stop both by their arguments.
+trap 'pkill -f -- "-ours $out/otelcol-modelplane" 2>/dev/null || true' EXIT
 
 # The driver runs ours first, then the reference.
 for which in ours reference; do
