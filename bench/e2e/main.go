@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -32,6 +33,7 @@ import (
 	"text/template"
 	"time"
 
+	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
@@ -41,7 +43,9 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/pagecache"
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/internal/procstat"
+	"github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
 
 func main() {
@@ -56,6 +60,7 @@ func main() {
 	idleFor := flag.Duration("idle", 10*time.Second, "how long each collector runs idle (one scrape job, no reachable target) before the fleets; 0 skips it")
 	oursEnvFlag := flag.String("ours-env", "", "extra environment for our collector only, comma-separated KEY=VALUE (such as GOGC=50), to measure a runtime setting against the same reference")
 	refEnvFlag := flag.String("reference-env", "", "extra environment for the reference collector only, as -ours-env (give both the same to measure a setting on both)")
+	flag.BoolVar(&oursKeptPages, "ours-kept-pages", false, "an experiment: our collector gets pages that hold only the lines its keep rule keeps (the reference still gets whole pages), to measure what never sending, or skipping before parsing, the rest would save")
 	flag.Parse()
 	for which, f := range map[string]string{"ours": *oursEnvFlag, "reference": *refEnvFlag} {
 		if f == "" {
@@ -96,7 +101,14 @@ func main() {
 		if _, err := fmt.Sscanf(size, "%dx%d", &engines, &gpus); err != nil {
 			log.Fatalf("fleet %q: want ENGINESxGPUS", size)
 		}
-		targets, stop, err := startFleet(engines, gpus)
+		var keep *regexp.Regexp
+		if oursKeptPages {
+			var err error
+			if keep, err = keptLines(); err != nil {
+				log.Fatal(err)
+			}
+		}
+		targets, stop, err := startFleet(engines, gpus, keep)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -234,6 +246,9 @@ receivers:
 {{- range $job, $ts := .Jobs }}
         - job_name: {{ $job }}
           scrape_interval: {{ $.Interval }}
+{{- if $.KeptPages }}
+          params: {only: [kept]}
+{{- end }}
           static_configs:
 {{- range $ts }}
             - targets: ["{{ .Addr }}"]
@@ -275,6 +290,10 @@ type target struct {
 	Labels    map[string]string
 }
 
+// builtinsFile holds Modelplane's built-in mappings, which ours is given as a file so that
+// both collectors do the same mapping work.
+const builtinsFile = "testdata/anchor/modelplane-builtins.yaml"
+
 func processors(which string) (string, string, error) {
 	if which == "ours" {
 		return `  resource/cluster:
@@ -282,7 +301,7 @@ func processors(which string) (string, string, error) {
       - {key: cluster, value: bench, action: upsert}
   modelplane_mapping:
     builtin: false
-    mapping_files: [testdata/anchor/modelplane-builtins.yaml]
+    mapping_files: [` + builtinsFile + `]
     scrape_filter: true`, "memory_limiter, resource/cluster, modelplane_mapping, batch", nil
 	}
 	raw, err := os.ReadFile("testdata/anchor/modelplane-pipeline.yaml")
@@ -306,8 +325,23 @@ func processors(which string) (string, string, error) {
 	return strings.TrimRight(b.String(), "\n"), "memory_limiter, resource/cluster, transform/identity, transform/modelplane, groupbyattrs/identity, filter/modelplane, batch", nil
 }
 
-// startFleet serves the demo fleet both collectors scrape, so they see the same targets.
-func startFleet(engines, gpus int) ([]target, func(), error) {
+// oursKeptPages is -ours-kept-pages.
+var oursKeptPages bool
+
+// keptLines is the metric names our keep rule keeps, as the converter builds it from the
+// mapping file our collector is given.
+func keptLines() (*regexp.Regexp, error) {
+	conf := confmap.NewFromStringMap(map[string]any{"builtin": false, "mapping_files": []any{builtinsFile}, "scrape_filter": true})
+	names, _, err := modelplanemapping.ScrapeSources(conf)
+	if err != nil {
+		return nil, err
+	}
+	return regexp.Compile("^(?:" + scrapefilter.KeepRule(names)["regex"].(string) + ")$")
+}
+
+// startFleet serves the demo fleet both collectors scrape, so they see the same targets;
+// keep, when set, is what an engine sends to a scrape that asks for kept lines only.
+func startFleet(engines, gpus int, keep *regexp.Regexp) ([]target, func(), error) {
 	var fleet []*demofleet.Engine
 	stop := func() {
 		for _, e := range fleet {
@@ -325,6 +359,7 @@ func startFleet(engines, gpus int) ([]target, func(), error) {
 			stop()
 			return nil, nil, err
 		}
+		e.Keep = keep
 		fleet = append(fleet, e)
 		targets = append(targets, target{Job: t.Job, Addr: e.Addr, Labels: t.Labels})
 	}
@@ -394,7 +429,7 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 	if idle { // one job whose target refuses connections: the collector's fixed cost
 		jobs["idle"] = []target{{Job: "idle", Addr: "127.0.0.1:1"}}
 	}
-	if err := config.Execute(&cfg, map[string]any{"Jobs": jobs, "Interval": interval, "Sink": ln.Addr().String(), "Processors": procs, "Pipeline": pipeline, "Pprof": pprof}); err != nil {
+	if err := config.Execute(&cfg, map[string]any{"Jobs": jobs, "Interval": interval, "Sink": ln.Addr().String(), "Processors": procs, "Pipeline": pipeline, "Pprof": pprof, "KeptPages": which == "ours" && oursKeptPages}); err != nil {
 		return result{}, err
 	}
 	dir, err := os.MkdirTemp("", "bench-e2e")

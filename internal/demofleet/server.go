@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"time"
 )
@@ -17,6 +19,11 @@ type Engine struct {
 	Name string
 	Addr string
 	page Page
+
+	// Keep, when set before Start, lets a scrape ask with ?only=kept for the lines of the
+	// metrics Keep matches, and their HELP and TYPE lines: the page a collector would parse if
+	// the rest were never sent or skipped before parsing (bench/e2e -ours-kept-pages).
+	Keep *regexp.Regexp
 
 	mu    sync.Mutex
 	round int
@@ -42,17 +49,41 @@ func (e *Engine) Start() error {
 	e.ln = ln
 	e.Addr = ln.Addr().String()
 	mux := http.NewServeMux()
-	mux.HandleFunc("/metrics", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
 		e.mu.Lock()
 		body := e.page.Render(e.round)
 		e.round++
 		e.mu.Unlock()
+		if e.Keep != nil && r.URL.Query().Get("only") == "kept" {
+			body = keepLines(body, e.Keep)
+		}
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 		_, _ = w.Write(body)
 	})
 	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = e.srv.Serve(ln) }()
 	return nil
+}
+
+// keepLines returns the lines of page whose metric name keep matches.
+func keepLines(page []byte, keep *regexp.Regexp) []byte {
+	var out []byte
+	for _, line := range strings.SplitAfter(string(page), "\n") {
+		name := line
+		if strings.HasPrefix(line, "#") {
+			f := strings.Fields(line) // # HELP name ... or # TYPE name type
+			if len(f) < 3 {
+				continue
+			}
+			name = f[2]
+		} else if i := strings.IndexAny(line, "{ "); i >= 0 {
+			name = line[:i]
+		}
+		if keep.MatchString(name) {
+			out = append(out, line...)
+		}
+	}
+	return out
 }
 
 // Rounds is how many scrapes the engine has served.

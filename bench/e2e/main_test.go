@@ -36,3 +36,24 @@ func TestRatiosWithoutAPair(t *testing.T) {
 		t.Errorf("zero reference: got %q, want n/a", got)
 	}
 }
+
+func TestKeptLinesIsTheConvertersKeepRule(t *testing.T) {
+	t.Chdir("../..") // the driver runs from the repository root
+	keep, err := keptLines()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{
+		"vllm:num_requests_running":               true, // a gauge a mapping reads
+		"vllm:e2e_request_latency_seconds_bucket": true, // a histogram's series
+		"vllm:e2e_request_latency_seconds_count":  true,
+		"DCGM_FI_DEV_FB_USED":                     true,
+		"modelplane_requests_waiting":             true,
+		"vllm:cache_config_info":                  false, // on the page, read by no mapping
+		"llm_d_epp_request_ttft_seconds_bucket":   false,
+	} {
+		if got := keep.MatchString(name); got != want {
+			t.Errorf("%s: kept %v, want %v", name, got, want)
+		}
+	}
+}
