@@ -328,7 +328,7 @@ func processors(which string) (string, string, error) {
 // oursKeptPages is -ours-kept-pages.
 var oursKeptPages bool
 
-// keptLines is the metric names our keep rule keeps, as the converter builds it from the
+// keptLines matches the metric names our keep rule keeps, as the converter builds it from the
 // mapping file our collector is given.
 func keptLines() (*regexp.Regexp, error) {
 	conf := confmap.NewFromStringMap(map[string]any{"builtin": false, "mapping_files": []any{builtinsFile}, "scrape_filter": true})
