@@ -24,7 +24,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -101,7 +100,7 @@ func main() {
 		if _, err := fmt.Sscanf(size, "%dx%d", &engines, &gpus); err != nil {
 			log.Fatalf("fleet %q: want ENGINESxGPUS", size)
 		}
-		var keep *regexp.Regexp
+		var keep func(metric string) bool
 		if oursKeptPages {
 			var err error
 			if keep, err = keptLines(); err != nil {
@@ -328,20 +327,20 @@ func processors(which string) (string, string, error) {
 // oursKeptPages is -ours-kept-pages.
 var oursKeptPages bool
 
-// keptLines matches the metric names our keep rule keeps, as the converter builds it from the
-// mapping file our collector is given.
-func keptLines() (*regexp.Regexp, error) {
+// keptLines reports whether our keep rule keeps a metric name, the rule as the converter
+// builds it from the mapping file our collector is given.
+func keptLines() (func(metric string) bool, error) {
 	conf := confmap.NewFromStringMap(map[string]any{"builtin": false, "mapping_files": []any{builtinsFile}, "scrape_filter": true})
 	names, _, err := modelplanemapping.ScrapeSources(conf)
 	if err != nil {
 		return nil, err
 	}
-	return regexp.Compile("^(?:" + scrapefilter.KeepRule(names)["regex"].(string) + ")$")
+	return scrapefilter.KeepMatcher(names).MatchString, nil
 }
 
 // startFleet serves the demo fleet both collectors scrape, so they see the same targets;
 // keep, when set, is what an engine sends to a scrape that asks for kept lines only.
-func startFleet(engines, gpus int, keep *regexp.Regexp) ([]target, func(), error) {
+func startFleet(engines, gpus int, keep func(metric string) bool) ([]target, func(), error) {
 	var fleet []*demofleet.Engine
 	stop := func() {
 		for _, e := range fleet {

@@ -52,7 +52,7 @@ func TestKeptLinesIsTheConvertersKeepRule(t *testing.T) {
 		"vllm:cache_config_info":                  false, // on the page, read by no mapping
 		"llm_d_epp_request_ttft_seconds_bucket":   false,
 	} {
-		if got := keep.MatchString(name); got != want {
+		if got := keep(name); got != want {
 			t.Errorf("%s: kept %v, want %v", name, got, want)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -21,9 +20,9 @@ type Engine struct {
 	page Page
 
 	// Keep, when set before Start, lets a scrape ask with ?only=kept for the lines of the
-	// metrics Keep matches, and their HELP and TYPE lines: the page a collector would parse if
+	// metrics Keep accepts, and their HELP and TYPE lines: the page a collector would parse if
 	// the rest were never sent or skipped before parsing (bench/e2e -ours-kept-pages).
-	Keep *regexp.Regexp
+	Keep func(metric string) bool
 
 	mu    sync.Mutex
 	round int
@@ -65,21 +64,21 @@ func (e *Engine) Start() error {
 	return nil
 }
 
-// keepLines returns the lines of page whose metric name keep matches.
-func keepLines(page []byte, keep *regexp.Regexp) []byte {
+// keepLines returns the lines of page whose metric name keep accepts.
+func keepLines(page []byte, keep func(string) bool) []byte {
 	var out []byte
 	for _, line := range strings.SplitAfter(string(page), "\n") {
-		name := line
+		var name string
 		if strings.HasPrefix(line, "#") {
 			f := strings.Fields(line) // # HELP name ... or # TYPE name type
 			if len(f) < 3 {
 				continue
 			}
 			name = f[2]
-		} else if i := strings.IndexAny(line, "{ "); i >= 0 {
-			name = line[:i]
+		} else {
+			name, _ = sampleName(line)
 		}
-		if keep.MatchString(name) {
+		if keep(name) {
 			out = append(out, line...)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/prometheus/prometheus/model/relabel"
 	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
 
@@ -144,6 +145,12 @@ func KeepRule(sources []string) map[string]any {
 		"action":        "keep",
 		"regex":         regex,
 	}
+}
+
+// KeepMatcher matches the metric names KeepRule(sources) keeps, anchored as Prometheus
+// anchors a relabel regex: what tests, benchmarks and the demo fleet need to know of the rule.
+func KeepMatcher(sources []string) relabel.Regexp {
+	return relabel.MustNewRegexp(KeepRule(sources)["regex"].(string)) // quoted names always compile
 }
 
 func strs(v any) []string {

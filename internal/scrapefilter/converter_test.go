@@ -12,7 +12,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/prometheus/prometheus/model/relabel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
@@ -241,8 +240,7 @@ func FuzzKeepRule(f *testing.F) {
 				names = append(names, n)
 			}
 		}
-		re, err := relabel.NewRegexp(KeepRule(names)["regex"].(string))
-		require.NoError(t, err)
+		re := KeepMatcher(names)
 		for _, n := range names {
 			base := strings.TrimSuffix(n, "_total")
 			for _, form := range []string{n, base + "_bucket", base + "_sum", base + "_count", base + "_total", base + "_created"} {
@@ -263,7 +261,7 @@ func TestKeepRuleShareOfSharedPages(t *testing.T) {
 	names, on, err := modelplanemapping.ScrapeSources(confmap.NewFromStringMap(map[string]any{"scrape_filter": true}))
 	require.NoError(t, err)
 	require.True(t, on)
-	re := regexp.MustCompile("^(?:" + KeepRule(names)["regex"].(string) + ")$")
+	re := KeepMatcher(names)
 	type share struct{ kept, samples int }
 	shares := map[string]share{}
 	for _, page := range []string{"vllm", "sglang", "gateway-genai", "epp", "dcgm-exporter"} {

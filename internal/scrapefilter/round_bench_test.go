@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"testing"
 
 	"github.com/prometheus/prometheus/model/labels"
@@ -33,7 +32,7 @@ import (
 func BenchmarkScrapeRoundRead(b *testing.B) {
 	names, _, err := modelplanemapping.ScrapeSources(confmap.NewFromStringMap(map[string]any{"scrape_filter": true}))
 	require.NoError(b, err)
-	re := regexp.MustCompile("^(?:" + KeepRule(names)["regex"].(string) + ")$")
+	re := KeepMatcher(names)
 	var pages [][]byte
 	for _, target := range scrapetest.Fleet(8, 8) {
 		data, err := os.ReadFile(filepath.Join(scrapetest.ExpositionDir(), target.File))
