@@ -11,6 +11,8 @@ TOOLS        := $(CURDIR)/.cache/bin
 BUILDER      := $(TOOLS)/builder
 BUILDER_VER  := v0.161.0
 BENCHSTAT    := $(TOOLS)/benchstat
+# Components whose internal/metadata, lifecycle tests and documentation.md mdatagen writes.
+MDATAGEN_DIRS := $(dir $(wildcard processor/*/metadata.yaml receiver/*/metadata.yaml))
 GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find internal processor -name '*.yaml')
 
 .PHONY: all build gpu-check image install run bench-e2e perf-e2e test test-unit e2e-deps generate check-generated lint bench tools clean
@@ -97,15 +99,18 @@ bench-e2e: $(COLLECTOR) $(BIN)/otelcol-reference
 perf-e2e:
 	scripts/perf-e2e.sh $(or $(FLEET),8x8)
 
-## generate: regenerate cmd/otelcol-modelplane from builder-config.yaml
+## generate: regenerate cmd/otelcol-modelplane from builder-config.yaml, and each component's
+## generated files from its metadata.yaml (mdatagen, a tool in go.mod)
 generate: $(BUILDER)
 	scripts/generate.sh $(BUILDER) builder-config.yaml cmd/otelcol-modelplane
 	scripts/generate.sh $(BUILDER) bench/reference/builder-config.yaml bench/reference/cmd/otelcol-reference
+	for d in $(MDATAGEN_DIRS); do (cd $$d && $(GO) tool mdatagen metadata.yaml) || exit 1; done
 
-## check-generated: fail when cmd/otelcol-modelplane is stale against builder-config.yaml
+## check-generated: fail when generated code is stale against builder-config.yaml or metadata.yaml
 check-generated: $(BUILDER)
 	scripts/check-generated.sh $(BUILDER) builder-config.yaml cmd/otelcol-modelplane
 	scripts/check-generated.sh $(BUILDER) bench/reference/builder-config.yaml bench/reference/cmd/otelcol-reference
+	scripts/check-mdatagen.sh $(MDATAGEN_DIRS)
 
 ## lint: gofmt and go vet
 lint:

@@ -3,7 +3,6 @@ package modelplanemapping
 import (
 	"context"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -75,11 +74,6 @@ func TestGolden(t *testing.T) {
 				pmetrictest.IgnoreMetricsOrder(), pmetrictest.IgnoreMetricDataPointsOrder()))
 		})
 	}
-}
-
-func TestMain(m *testing.M) {
-	flag.Parse()
-	os.Exit(m.Run())
 }
 
 func processortestSettings() processor.Settings { return processortest.NewNopSettings(metadata.Type) }

@@ -4,51 +4,38 @@ import (
 	"context"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pmetric"
-	"go.opentelemetry.io/collector/processor/processortest"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
-	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadata"
+	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadatatest"
 )
 
-func sumOf(t *testing.T, tel *componenttest.Telemetry, name string) int64 {
-	t.Helper()
-	m, err := tel.GetMetric(name)
-	require.NoError(t, err, name)
-	var total int64
-	switch d := m.Data.(type) {
-	case metricdata.Sum[int64]:
-		for _, dp := range d.DataPoints {
-			total += dp.Value
-		}
-	case metricdata.Gauge[int64]:
-		for _, dp := range d.DataPoints {
-			total += dp.Value
-		}
-	}
-	return total
-}
-
-// Self-telemetry counts points in, mapped and dropped, reloads and the active mappings.
+// Self-telemetry counts points in, mapped and dropped, refused conversions by reason, reloads
+// by result and the active mappings, as metadata.yaml declares them.
 func TestTelemetry(t *testing.T) {
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := processortest.NewNopSettings(metadata.Type)
-	set.TelemetrySettings = tel.NewTelemetrySettings()
 
 	cfg := createDefaultConfig()
-	p, err := NewFactory().CreateMetrics(context.Background(), set, cfg, consumertest.NewNop())
+	// A part can only be taken from a histogram or summary: asked of a gauge, the conversion
+	// is refused and the metric dropped.
+	cfg.Mappings = []InlineMapping{{Name: "refused", Metrics: []metricmapping.Entry{
+		{From: "queue_depth", To: "modelplane_queue_depth_total", Part: metricmapping.PartCount},
+	}}}
+	p, err := NewFactory().CreateMetrics(context.Background(), metadatatest.NewSettings(tel), cfg, consumertest.NewNop())
 	require.NoError(t, err)
 	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
 	defer func() { require.NoError(t, p.Shutdown(context.Background())) }()
 
 	md := pmetric.NewMetrics()
 	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
-	for _, n := range []string{"vllm:num_requests_waiting", "process_open_fds"} {
+	for _, n := range []string{"vllm:num_requests_waiting", "process_open_fds", "queue_depth"} {
 		m := ms.AppendEmpty()
 		m.SetName(n)
 		dps := m.SetEmptyGauge().DataPoints()
@@ -57,9 +44,19 @@ func TestTelemetry(t *testing.T) {
 	}
 	require.NoError(t, p.ConsumeMetrics(context.Background(), md))
 
-	assert.Equal(t, int64(4), sumOf(t, tel, "otelcol_processor_modelplane_mapping_datapoints_in"))
-	assert.Equal(t, int64(2), sumOf(t, tel, "otelcol_processor_modelplane_mapping_datapoints_mapped"))
-	assert.Equal(t, int64(2), sumOf(t, tel, "otelcol_processor_modelplane_mapping_datapoints_dropped"))
-	assert.Equal(t, int64(1), sumOf(t, tel, "otelcol_processor_modelplane_mapping_reloads"))
-	assert.Equal(t, int64(6), sumOf(t, tel, "otelcol_processor_modelplane_mapping_mappings_active"))
+	points := func(v int64, attrs ...attribute.KeyValue) []metricdata.DataPoint[int64] {
+		return []metricdata.DataPoint[int64]{{Value: v, Attributes: attribute.NewSet(attrs...)}}
+	}
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+	metadatatest.AssertEqualProcessorModelplaneMappingDatapointsIn(t, tel, points(6), opts...)
+	// queue_depth is read by a mapping, so its points count as mapped; with no part to take
+	// from it, it keeps its own name and is dropped as not modelplane_*, with
+	// process_open_fds. The refusal is counted once, per metric, by reason.
+	metadatatest.AssertEqualProcessorModelplaneMappingDatapointsMapped(t, tel, points(4), opts...)
+	metadatatest.AssertEqualProcessorModelplaneMappingDatapointsDropped(t, tel, points(4), opts...)
+	metadatatest.AssertEqualProcessorModelplaneMappingConversionsRefused(t, tel,
+		points(1, attribute.String("reason", "part_of_non_histogram")), opts...)
+	metadatatest.AssertEqualProcessorModelplaneMappingReloads(t, tel, points(1, attribute.String("result", "ok")), opts...)
+	// The six built-ins on by default and the inline mapping.
+	metadatatest.AssertEqualProcessorModelplaneMappingMappingsActive(t, tel, points(7), opts...)
 }

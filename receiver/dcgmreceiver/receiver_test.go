@@ -20,7 +20,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/receiver/receivertest"
-	"go.uber.org/goleak"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 	podresourcesv1 "k8s.io/kubelet/pkg/apis/podresources/v1"
@@ -28,8 +27,6 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/fakekubelet"
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadata"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // withNVML makes the receiver load lib instead of the real library.
 func withNVML(t *testing.T, lib nvml.Interface) {

@@ -9,12 +9,17 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/embedded"
+	"go.opentelemetry.io/otel/trace"
 
 	"go.opentelemetry.io/collector/component"
 )
 
 func Meter(settings component.TelemetrySettings) metric.Meter {
 	return settings.MeterProvider.Meter("github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping")
+}
+
+func Tracer(settings component.TelemetrySettings) trace.Tracer {
+	return settings.TracerProvider.Tracer("github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping")
 }
 
 // TelemetryBuilder provides an interface for components to report telemetry
@@ -34,6 +39,12 @@ type TelemetryBuilder struct {
 // TelemetryBuilderOption applies changes to default builder.
 type TelemetryBuilderOption interface {
 	apply(*TelemetryBuilder)
+}
+
+type telemetryBuilderOptionFunc func(mb *TelemetryBuilder)
+
+func (tbof telemetryBuilderOptionFunc) apply(mb *TelemetryBuilder) {
+	tbof(mb)
 }
 
 // RegisterProcessorModelplaneMappingMappingsActiveCallback sets callback for observable ProcessorModelplaneMappingMappingsActive metric.
