@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/prometheus/prometheus/model/relabel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
@@ -99,8 +99,8 @@ func TestKeepRuleAddedToEveryJobOfFilteredReceivers(t *testing.T) {
 	assert.Equal(t, "keep", rule["action"])
 	assert.Equal(t, []any{"__name__"}, rule["source_labels"])
 
-	// Prometheus anchors relabel regexes.
-	re := regexp.MustCompile("^(?:" + rule["regex"].(string) + ")$")
+	// Read as Prometheus reads it (relabel.NewRegexp anchors it).
+	re := relabel.MustNewRegexp(rule["regex"].(string))
 	for _, kept := range []string{
 		"vllm:num_requests_waiting",
 		"vllm:e2e_request_latency_seconds_bucket", "vllm:e2e_request_latency_seconds_sum", "vllm:e2e_request_latency_seconds_count",
