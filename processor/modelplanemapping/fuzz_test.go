@@ -1,0 +1,166 @@
+package modelplanemapping
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/points"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/rules"
+)
+
+// FuzzProcessor runs the processor on arbitrary configs (inline mappings, built-in selection,
+// identity keys, drop_unmapped) and arbitrary OTLP batches, seeded with every golden case:
+// `go test -run '^$' -fuzz FuzzProcessor ./processor/modelplanemapping/`. Whatever it is given,
+// it must not panic, and what it exports must be well-formed (checkExport).
+func FuzzProcessor(f *testing.F) {
+	inputs, err := filepath.Glob(filepath.Join("testdata", "*", "input.yaml"))
+	require.NoError(f, err)
+	require.NotEmpty(f, inputs)
+	for _, in := range inputs {
+		cfg, err := os.ReadFile(filepath.Join(filepath.Dir(in), "config.yaml"))
+		require.NoError(f, err)
+		_, ok := fuzzConfig(cfg)
+		require.True(f, ok, "%s: the seed's config must load, or the fuzzer starts from nothing", in)
+		md, err := golden.ReadMetrics(in)
+		require.NoError(f, err)
+		batch, err := (&pmetric.ProtoMarshaler{}).MarshalMetrics(md)
+		require.NoError(f, err)
+		f.Add(cfg, batch)
+	}
+	f.Fuzz(func(t *testing.T, cfgYAML, batch []byte) {
+		cfg, ok := fuzzConfig(cfgYAML)
+		if !ok {
+			return
+		}
+		in, err := (&pmetric.ProtoUnmarshaler{}).UnmarshalMetrics(batch)
+		if err != nil {
+			return
+		}
+		wellFormedIn := histogramsWellFormed(in)
+		p, sink := newTestProcessor(t, cfg)
+		require.NoError(t, p.ConsumeMetrics(context.Background(), in))
+		for _, out := range sink.AllMetrics() {
+			checkExport(t, cfg, out, wellFormedIn)
+		}
+	})
+}
+
+// fuzzConfig reads a processor config as the collector does, without mapping files (the
+// fuzzer must not make the processor read the file system).
+func fuzzConfig(data []byte) (*Config, bool) {
+	retrieved, err := confmap.NewRetrievedFromYAML(data)
+	if err != nil {
+		return nil, false
+	}
+	conf, err := retrieved.AsConf()
+	if err != nil {
+		return nil, false
+	}
+	cfg := createDefaultConfig()
+	if err := conf.Unmarshal(cfg); err != nil {
+		return nil, false
+	}
+	cfg.MappingFiles = nil
+	cfg.ScrapeFilter = false
+	return cfg, cfg.Validate() == nil
+}
+
+// checkExport asserts what any batch the processor exports must be: it marshals and reads
+// back whole; with drop_unmapped, only modelplane_* metrics; no empty resource or scope;
+// with identity, only identity attributes on resources and none left on points; and, where
+// every histogram it was given was well formed, only well-formed histograms.
+func checkExport(t *testing.T, cfg *Config, out pmetric.Metrics, wellFormedIn bool) {
+	t.Helper()
+	raw, err := (&pmetric.ProtoMarshaler{}).MarshalMetrics(out)
+	require.NoError(t, err)
+	back, err := (&pmetric.ProtoUnmarshaler{}).UnmarshalMetrics(raw)
+	require.NoError(t, err)
+	require.Equal(t, out.DataPointCount(), back.DataPointCount())
+
+	keys := map[string]bool{}
+	for _, k := range cfg.Identity.Keys {
+		keys[k] = true
+	}
+	rms := out.ResourceMetrics()
+	for i := 0; i < rms.Len(); i++ {
+		rm := rms.At(i)
+		require.NotZero(t, rm.ScopeMetrics().Len(), "an empty resource is exported")
+		if cfg.Identity.Enabled {
+			for k := range rm.Resource().Attributes().All() {
+				require.True(t, keys[k], "resource attribute %q is not an identity key", k)
+			}
+		}
+		for j := 0; j < rm.ScopeMetrics().Len(); j++ {
+			ms := rm.ScopeMetrics().At(j).Metrics()
+			require.NotZero(t, ms.Len(), "an empty scope is exported")
+			for k := 0; k < ms.Len(); k++ {
+				m := ms.At(k)
+				if cfg.DropUnmapped {
+					require.True(t, strings.HasPrefix(m.Name(), rules.TargetPrefix), "metric %q is exported", m.Name())
+				}
+				if wellFormedIn {
+					requireWellFormed(t, m)
+				}
+			}
+		}
+	}
+	if cfg.Identity.Enabled {
+		points.Walk(out, func(_ pcommon.Map, m pmetric.Metric, attrs pcommon.Map) {
+			for k := range attrs.All() {
+				require.False(t, keys[k], "identity attribute %q is left on a point of %q", k, m.Name())
+			}
+		})
+	}
+}
+
+// histogramsWellFormed reports whether every explicit-bounds histogram point of md has
+// finite, strictly increasing bounds and either no buckets or one more bucket than bounds.
+func histogramsWellFormed(md pmetric.Metrics) bool {
+	ok := true
+	rms := md.ResourceMetrics()
+	for i := 0; i < rms.Len(); i++ {
+		sms := rms.At(i).ScopeMetrics()
+		for j := 0; j < sms.Len(); j++ {
+			ms := sms.At(j).Metrics()
+			for k := 0; k < ms.Len(); k++ {
+				if m := ms.At(k); m.Type() == pmetric.MetricTypeHistogram && !histogramWellFormed(m.Histogram()) {
+					ok = false
+				}
+			}
+		}
+	}
+	return ok
+}
+
+func histogramWellFormed(h pmetric.Histogram) bool {
+	for i := 0; i < h.DataPoints().Len(); i++ {
+		dp := h.DataPoints().At(i)
+		b := dp.ExplicitBounds()
+		if n := dp.BucketCounts().Len(); n != 0 && n != b.Len()+1 {
+			return false
+		}
+		for j := 0; j < b.Len(); j++ {
+			if math.IsNaN(b.At(j)) || math.IsInf(b.At(j), 0) || (j > 0 && b.At(j) <= b.At(j-1)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func requireWellFormed(t *testing.T, m pmetric.Metric) {
+	t.Helper()
+	if m.Type() == pmetric.MetricTypeHistogram {
+		require.True(t, histogramWellFormed(m.Histogram()), "histogram %q is exported malformed", m.Name())
+	}
+}
