@@ -61,7 +61,7 @@ func each[P point, S slice[P]](dps S, f func(pcommon.Map) bool) bool {
 // Walk calls f for every data point of md, of every type, with its resource's attributes,
 // its metric and its own attributes.
 func Walk(md pmetric.Metrics, f func(res pcommon.Map, m pmetric.Metric, attrs pcommon.Map)) {
-	eachMetric(md, func(res pcommon.Map, m pmetric.Metric) {
+	EachMetric(md, func(res pcommon.Map, m pmetric.Metric) {
 		EachAttributes(m, func(attrs pcommon.Map) bool {
 			f(res, m, attrs)
 			return true
@@ -72,7 +72,7 @@ func Walk(md pmetric.Metrics, f func(res pcommon.Map, m pmetric.Metric, attrs pc
 // WalkNumbers calls f for every point of the gauges and sums of md, with its resource's
 // attributes and its metric.
 func WalkNumbers(md pmetric.Metrics, f func(res pcommon.Map, m pmetric.Metric, dp pmetric.NumberDataPoint)) {
-	eachMetric(md, func(res pcommon.Map, m pmetric.Metric) {
+	EachMetric(md, func(res pcommon.Map, m pmetric.Metric) {
 		var dps pmetric.NumberDataPointSlice
 		switch m.Type() {
 		case pmetric.MetricTypeGauge:
@@ -96,7 +96,8 @@ func Value(dp pmetric.NumberDataPoint) float64 {
 	return dp.DoubleValue()
 }
 
-func eachMetric(md pmetric.Metrics, f func(res pcommon.Map, m pmetric.Metric)) {
+// EachMetric calls f for every metric of md, with its resource's attributes.
+func EachMetric(md pmetric.Metrics, f func(res pcommon.Map, m pmetric.Metric)) {
 	rms := md.ResourceMetrics()
 	for i := 0; i < rms.Len(); i++ {
 		res := rms.At(i).Resource().Attributes()

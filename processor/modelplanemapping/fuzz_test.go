@@ -127,18 +127,11 @@ func checkExport(t *testing.T, cfg *Config, out pmetric.Metrics, wellFormedIn bo
 // finite, strictly increasing bounds and either no buckets or one more bucket than bounds.
 func histogramsWellFormed(md pmetric.Metrics) bool {
 	ok := true
-	rms := md.ResourceMetrics()
-	for i := 0; i < rms.Len(); i++ {
-		sms := rms.At(i).ScopeMetrics()
-		for j := 0; j < sms.Len(); j++ {
-			ms := sms.At(j).Metrics()
-			for k := 0; k < ms.Len(); k++ {
-				if m := ms.At(k); m.Type() == pmetric.MetricTypeHistogram && !histogramWellFormed(m.Histogram()) {
-					ok = false
-				}
-			}
+	points.EachMetric(md, func(_ pcommon.Map, m pmetric.Metric) {
+		if m.Type() == pmetric.MetricTypeHistogram && !histogramWellFormed(m.Histogram()) {
+			ok = false
 		}
-	}
+	})
 	return ok
 }
 

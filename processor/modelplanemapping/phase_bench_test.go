@@ -42,22 +42,15 @@ func BenchmarkPhases(b *testing.B) {
 
 // withoutPods removes the pod labels dcgm-exporter puts on GPUs held by pods.
 func withoutPods(md pmetric.Metrics) {
-	rms := md.ResourceMetrics()
-	for i := 0; i < rms.Len(); i++ {
-		sms := rms.At(i).ScopeMetrics()
-		for j := 0; j < sms.Len(); j++ {
-			ms := sms.At(j).Metrics()
-			for k := 0; k < ms.Len(); k++ {
-				if !strings.HasPrefix(ms.At(k).Name(), "DCGM_") {
-					continue
-				}
-				points.EachAttributes(ms.At(k), func(attrs pcommon.Map) bool {
-					attrs.RemoveIf(func(key string, _ pcommon.Value) bool {
-						return key == "namespace" || key == "pod" || key == "container"
-					})
-					return true
-				})
-			}
+	points.EachMetric(md, func(_ pcommon.Map, m pmetric.Metric) {
+		if !strings.HasPrefix(m.Name(), "DCGM_") {
+			return
 		}
-	}
+		points.EachAttributes(m, func(attrs pcommon.Map) bool {
+			attrs.RemoveIf(func(key string, _ pcommon.Value) bool {
+				return key == "namespace" || key == "pod" || key == "container"
+			})
+			return true
+		})
+	})
 }
