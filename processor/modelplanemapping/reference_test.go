@@ -233,7 +233,10 @@ func series(md pmetric.Metrics, render func(name string, v float64) string) map[
 				case pmetric.MetricTypeExponentialHistogram:
 					dps := m.ExponentialHistogram().DataPoints()
 					for d := 0; d < dps.Len(); d++ {
-						put(dps.At(d).Attributes(), fmt.Sprintf("count=%d sum=%s", dps.At(d).Count(), render(name, dps.At(d).Sum())))
+						dp := dps.At(d)
+						put(dp.Attributes(), fmt.Sprintf("count=%d sum=%s scale=%d zero=%d positive=%d%v negative=%d%v",
+							dp.Count(), render(name, dp.Sum()), dp.Scale(), dp.ZeroCount(),
+							dp.Positive().Offset(), dp.Positive().BucketCounts().AsRaw(), dp.Negative().Offset(), dp.Negative().BucketCounts().AsRaw()))
 					}
 				}
 			}
