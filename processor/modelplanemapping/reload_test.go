@@ -39,9 +39,33 @@ spec:
 // flow sends batches through the processor until stopped and checks every output: both
 // metrics mapped by the same version, or both dropped. It records which versions it saw.
 type flow struct {
-	seen    sync.Map // version -> true
+	mu      sync.Mutex
+	seen    map[string]bool // versions seen since the last forget
 	batches atomic.Int64
 	bad     atomic.Value
+}
+
+func (f *flow) record(version string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.seen == nil {
+		f.seen = map[string]bool{}
+	}
+	f.seen[version] = true
+}
+
+func (f *flow) saw(version string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.seen[version]
+}
+
+// forget clears what was seen. (Replacing a sync.Map that another goroutine is storing into
+// is a data race; it crashed this test once.)
+func (f *flow) forget() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	clear(f.seen)
 }
 
 func (f *flow) check(md pmetric.Metrics) {
@@ -55,13 +79,13 @@ func (f *flow) check(md pmetric.Metrics) {
 	}
 	switch len(names) {
 	case 0:
-		f.seen.Store("none", true)
+		f.record("none")
 	case 2:
 		va := strings.TrimSuffix(strings.TrimPrefix(names[0], "modelplane_"), "_a")
 		if names[1] != "modelplane_"+va+"_b" {
 			f.bad.Store(fmt.Sprintf("half-applied batch: %v", names))
 		}
-		f.seen.Store(va, true)
+		f.record(va)
 	default:
 		f.bad.Store(fmt.Sprintf("unexpected batch: %v", names))
 	}
@@ -126,9 +150,9 @@ func TestReloadWhileDataFlows(t *testing.T) {
 
 	saw := func(v string) {
 		t.Helper()
-		require.Eventually(t, func() bool { _, ok := f.seen.Load(v); return ok }, 5*time.Second, 10*time.Millisecond, "version %s never applied", v)
-		f.seen = sync.Map{}
-		require.Eventually(t, func() bool { _, ok := f.seen.Load(v); return ok }, 5*time.Second, 10*time.Millisecond)
+		require.Eventually(t, func() bool { return f.saw(v) }, 5*time.Second, 10*time.Millisecond, "version %s never applied", v)
+		f.forget()
+		require.Eventually(t, func() bool { return f.saw(v) }, 5*time.Second, 10*time.Millisecond)
 	}
 	path := filepath.Join(dir, "engine.yaml")
 
