@@ -15,7 +15,7 @@ BENCHSTAT    := $(TOOLS)/benchstat
 MDATAGEN_DIRS := $(dir $(wildcard processor/*/metadata.yaml receiver/*/metadata.yaml))
 GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find internal processor -name '*.yaml')
 
-.PHONY: all build gpu-check image install run bench-e2e perf-e2e test test-unit e2e-deps generate check-generated lint bench tools clean
+.PHONY: all build gpu-check image install run bench-e2e perf-e2e test test-unit test-race e2e-deps generate check-generated lint bench tools clean
 
 all: build
 
@@ -66,10 +66,15 @@ run: $(COLLECTOR) $(BIN)/demo-engines
 	$(COLLECTOR)
 
 ## test: every test, from a clean clone (installs the tools it needs)
-test: check-generated lint test-unit
+test: check-generated lint test-unit test-race
 
 test-unit: $(COLLECTOR) e2e-deps
 	OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) $(GO) test -tags $(TAGS) -count=1 -timeout 25m ./...
+
+## test-race: the in-process tests again under the race detector (the end-to-end tests drive
+## the collector as a separate process, so they are left out)
+test-race:
+	$(GO) test -race -tags $(TAGS) -count=1 -timeout 15m $$($(GO) list ./... | grep -v /e2e$$)
 
 ## e2e-deps: Debian's prometheus for the end-to-end tests (run as root, as CI does)
 e2e-deps:
