@@ -60,7 +60,21 @@ func main() {
 	oursEnvFlag := flag.String("ours-env", "", "extra environment for our collector only, comma-separated KEY=VALUE (such as GOGC=50), to measure a runtime setting against the same reference")
 	refEnvFlag := flag.String("reference-env", "", "extra environment for the reference collector only, as -ours-env (give both the same to measure a setting on both)")
 	flag.BoolVar(&oursKeptPages, "ours-kept-pages", false, "an experiment: our collector gets pages that hold only the lines its keep rule keeps (the reference still gets whole pages), to measure what never sending, or skipping before parsing, the rest would save")
+	idleConfig := flag.String("idle-config", "", "print the idle run's configuration of this collector (ours or reference), exporting nowhere, and exit (scripts/resident-pages.py runs a collector under it)")
 	flag.Parse()
+	if *idleConfig != "" {
+		if *idleConfig != "ours" && *idleConfig != "reference" {
+			log.Fatalf("-idle-config: %q is neither ours nor reference", *idleConfig)
+		}
+		cfg, err := renderConfig(*idleConfig, nil, *interval, "127.0.0.1:1", "")
+		if err == nil {
+			_, err = os.Stdout.Write(cfg)
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	for which, f := range map[string]string{"ours": *oursEnvFlag, "reference": *refEnvFlag} {
 		if f == "" {
 			continue
@@ -394,6 +408,27 @@ func fetch(url, out string) error {
 // extraEnv is -ours-env and -reference-env: added to that collector's environment.
 var extraEnv = map[string][]string{}
 
+// renderConfig is the configuration a collector runs under: its processors, one scrape job
+// per kind of target (or, with no targets, the idle job), exporting to sink.
+func renderConfig(which string, targets []target, interval time.Duration, sink, pprof string) ([]byte, error) {
+	procs, pipeline, err := processors(which)
+	if err != nil {
+		return nil, err
+	}
+	// One scrape job per kind of target, as a DaemonSet's config has (one per engine kind,
+	// each over the node's pods), not one per target.
+	jobs := map[string][]target{}
+	for _, t := range targets {
+		jobs[t.Job] = append(jobs[t.Job], t)
+	}
+	if len(targets) == 0 { // one job whose target refuses connections: the collector's fixed cost
+		jobs["idle"] = []target{{Job: "idle", Addr: "127.0.0.1:1"}}
+	}
+	var cfg bytes.Buffer
+	err = config.Execute(&cfg, map[string]any{"Jobs": jobs, "Interval": interval, "Sink": sink, "Processors": procs, "Pipeline": pipeline, "Pprof": pprof, "KeptPages": which == "ours" && oursKeptPages})
+	return cfg.Bytes(), err
+}
+
 func run(bin, which string, targets []target, interval, runFor time.Duration, prof profile) (result, error) {
 	s := &sink{series: map[string]bool{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -404,10 +439,6 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 
-	procs, pipeline, err := processors(which)
-	if err != nil {
-		return result{}, err
-	}
 	pprof := ""
 	if prof.out != "" {
 		pl, err := net.Listen("tcp", "127.0.0.1:0")
@@ -417,18 +448,9 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 		pprof = pl.Addr().String()
 		pl.Close()
 	}
-	var cfg bytes.Buffer
-	// One scrape job per kind of target, as a DaemonSet's config has (one per engine kind,
-	// each over the node's pods), not one per target.
-	jobs := map[string][]target{}
-	for _, t := range targets {
-		jobs[t.Job] = append(jobs[t.Job], t)
-	}
 	idle := len(targets) == 0
-	if idle { // one job whose target refuses connections: the collector's fixed cost
-		jobs["idle"] = []target{{Job: "idle", Addr: "127.0.0.1:1"}}
-	}
-	if err := config.Execute(&cfg, map[string]any{"Jobs": jobs, "Interval": interval, "Sink": ln.Addr().String(), "Processors": procs, "Pipeline": pipeline, "Pprof": pprof, "KeptPages": which == "ours" && oursKeptPages}); err != nil {
+	cfg, err := renderConfig(which, targets, interval, ln.Addr().String(), pprof)
+	if err != nil {
 		return result{}, err
 	}
 	dir, err := os.MkdirTemp("", "bench-e2e")
@@ -437,7 +459,7 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(path, cfg.Bytes(), 0o600); err != nil {
+	if err := os.WriteFile(path, cfg, 0o600); err != nil {
 		return result{}, err
 	}
 	// Every run starts from an executable that the page cache does not hold, as on a node
