@@ -34,12 +34,7 @@ func BenchmarkScrapeRoundRead(b *testing.B) {
 	names, _, err := modelplanemapping.ScrapeSources(confmap.NewFromStringMap(map[string]any{"scrape_filter": true}))
 	require.NoError(b, err)
 	re := KeepMatcher(names)
-	var pages [][]byte
-	for _, target := range scrapetest.Fleet(8, 8) {
-		data, err := os.ReadFile(filepath.Join(scrapetest.ExpositionDir(), target.File))
-		require.NoError(b, err)
-		pages = append(pages, data)
-	}
+	pages := roundPages(b)
 	keptNames := map[string]bool{}
 	for _, page := range pages {
 		for line := range bytes.Lines(page) {
@@ -120,9 +115,7 @@ func metricName(line []byte) []byte {
 // go test -run '^$' -bench BenchmarkScrapeRoundInflate -benchmem ./internal/scrapefilter/
 func BenchmarkScrapeRoundInflate(b *testing.B) {
 	var pages [][]byte
-	for _, target := range scrapetest.Fleet(8, 8) {
-		data, err := os.ReadFile(filepath.Join(scrapetest.ExpositionDir(), target.File))
-		require.NoError(b, err)
+	for _, data := range roundPages(b) {
 		var gz bytes.Buffer
 		w, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
 		require.NoError(b, err)
@@ -139,4 +132,15 @@ func BenchmarkScrapeRoundInflate(b *testing.B) {
 			require.NoError(b, err)
 		}
 	}
+}
+
+// roundPages reads the 14 pages of one 8x8 scrape round, scrapetest.Fleet(8, 8).
+func roundPages(b *testing.B) [][]byte {
+	var pages [][]byte
+	for _, target := range scrapetest.Fleet(8, 8) {
+		data, err := os.ReadFile(filepath.Join(scrapetest.ExpositionDir(), target.File))
+		require.NoError(b, err)
+		pages = append(pages, data)
+	}
+	return pages
 }
