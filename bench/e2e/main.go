@@ -58,6 +58,7 @@ func main() {
 	profileFor := flag.Duration("profile-for", 10*time.Second, "length of the CPU profile")
 	idleFor := flag.Duration("idle", 10*time.Second, "how long each collector runs idle (one scrape job, no reachable target) before the fleets; 0 skips it")
 	oursEnvFlag := flag.String("ours-env", "", "extra environment for our collector only, comma-separated KEY=VALUE (such as GOGC=50), to measure a runtime setting against the same reference")
+	flag.StringVar(&oursFeatureGates, "ours-feature-gates", "", "--feature-gates for our collector only (such as pdata.useProtoPooling), to measure a collector feature gate against the same reference")
 	refEnvFlag := flag.String("reference-env", "", "extra environment for the reference collector only, as -ours-env (give both the same to measure a setting on both)")
 	flag.BoolVar(&oursKeptPages, "ours-kept-pages", false, "an experiment: our collector gets pages that hold only the lines its keep rule keeps (the reference still gets whole pages), to measure what never sending, or skipping before parsing, the rest would save")
 	idleConfig := flag.String("idle-config", "", "print the idle run's configuration of this collector (ours or reference), exporting nowhere, and exit (scripts/resident-pages.py runs a collector under it)")
@@ -408,6 +409,9 @@ func fetch(url, out string) error {
 // extraEnv is -ours-env and -reference-env: added to that collector's environment.
 var extraEnv = map[string][]string{}
 
+// oursFeatureGates is -ours-feature-gates: our collector's --feature-gates.
+var oursFeatureGates string
+
 // renderConfig is the configuration a collector runs under: its processors, one scrape job
 // per kind of target (or, with no targets, the idle job), exporting to sink.
 func renderConfig(which string, targets []target, interval time.Duration, sink, pprof string) ([]byte, error) {
@@ -470,7 +474,11 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 	if err := pagecache.Evict(bin); err != nil {
 		return result{}, err
 	}
-	cmd := exec.Command(bin, "--config="+path)
+	args := []string{"--config=" + path}
+	if which == "ours" && oursFeatureGates != "" {
+		args = append(args, "--feature-gates="+oursFeatureGates)
+	}
+	cmd := exec.Command(bin, args...)
 	if env := extraEnv[which]; len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
 	}
