@@ -17,8 +17,8 @@ func newCollector(_ *Config, logger *zap.Logger) collector {
 	return noGPU{}
 }
 
-func (noGPU) collect(context.Context, time.Time) (pmetric.Metrics, error) {
-	return pmetric.NewMetrics(), nil
+func (noGPU) collect(context.Context, time.Time) (pmetric.Metrics, int, error) {
+	return pmetric.NewMetrics(), 0, nil
 }
 
 func (noGPU) shutdown() error { return nil }

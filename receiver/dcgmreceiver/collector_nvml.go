@@ -128,14 +128,15 @@ type gpu struct {
 	remapped     bool
 }
 
-func (c *nvmlCollector) collect(ctx context.Context, now time.Time) (pmetric.Metrics, error) {
+// collect reads every GPU once and says how many it read.
+func (c *nvmlCollector) collect(ctx context.Context, now time.Time) (pmetric.Metrics, int, error) {
 	md := pmetric.NewMetrics()
 	if !c.init(now) {
-		return md, nil
+		return md, 0, nil
 	}
 	count, ret := c.lib.DeviceGetCount()
 	if ret != nvml.SUCCESS {
-		return md, fmt.Errorf("nvml: device count: %s", nvml.ErrorString(ret))
+		return md, 0, fmt.Errorf("nvml: device count: %s", nvml.ErrorString(ret))
 	}
 	var owners map[deviceKey][]owner
 	if c.pods.available() {
@@ -148,6 +149,7 @@ func (c *nvmlCollector) collect(ctx context.Context, now time.Time) (pmetric.Met
 	sm := rm.ScopeMetrics().AppendEmpty()
 	sm.Scope().SetName(metadata.ScopeName)
 	out := newEmitter(sm.Metrics(), c.start, pcommon.NewTimestampFromTime(now))
+	read := 0
 	for i := 0; i < count; i++ {
 		dev, ret := c.lib.DeviceGetHandleByIndex(i)
 		if ret != nvml.SUCCESS {
@@ -159,8 +161,9 @@ func (c *nvmlCollector) collect(ctx context.Context, now time.Time) (pmetric.Met
 			continue
 		}
 		c.collectDevice(g, owners, out)
+		read++
 	}
-	return md, nil
+	return md, read, nil
 }
 
 // describe reads a device's identity. A lost GPU stops only its own series.

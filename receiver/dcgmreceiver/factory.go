@@ -4,10 +4,12 @@ package dcgmreceiver // import "github.com/modelplaneai/otelcol-modelplane/recei
 
 import (
 	"context"
+	"fmt"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/receiver"
+	"go.opentelemetry.io/collector/receiver/receiverhelper"
 
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadata"
 )
@@ -20,5 +22,16 @@ func NewFactory() receiver.Factory {
 }
 
 func createMetrics(_ context.Context, set receiver.Settings, cfg component.Config, next consumer.Metrics) (receiver.Metrics, error) {
-	return &dcgmReceiver{cfg: cfg.(*Config), logger: set.Logger, next: next}, nil
+	obsrecv, err := receiverhelper.NewObsReport(receiverhelper.ObsReportSettings{
+		ReceiverID:             set.ID,
+		ReceiverCreateSettings: set,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dcgm receiver telemetry: %w", err)
+	}
+	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+	if err != nil {
+		return nil, fmt.Errorf("dcgm receiver telemetry: %w", err)
+	}
+	return &dcgmReceiver{cfg: cfg.(*Config), logger: set.Logger, next: next, obsrecv: obsrecv, telemetry: tb}, nil
 }

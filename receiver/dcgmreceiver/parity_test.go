@@ -71,9 +71,9 @@ func TestParityWithDCGMExporter(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.PodResourcesSocket = sock
 	c, _ := newTestCollector(t, cfg, node)
-	_, err = c.collect(context.Background(), time.Now())
+	_, _, err = c.collect(context.Background(), time.Now())
 	require.NoError(t, err)
-	md, err := c.collect(context.Background(), time.Now()) // the second has GPM ratios
+	md, _, err := c.collect(context.Background(), time.Now()) // the second has GPM ratios
 	require.NoError(t, err)
 	got := gpuSeries(mapped(t, md))
 

@@ -8,12 +8,15 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/receiver/receiverhelper"
 	"go.uber.org/zap"
+
+	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadata"
 )
 
-// collector reads the GPUs of this host once per call.
+// collector reads the GPUs of this host once per call, and says how many it read.
 type collector interface {
-	collect(ctx context.Context, now time.Time) (pmetric.Metrics, error)
+	collect(ctx context.Context, now time.Time) (md pmetric.Metrics, gpus int, err error)
 	shutdown() error
 }
 
@@ -22,6 +25,11 @@ type dcgmReceiver struct {
 	logger *zap.Logger
 	next   consumer.Metrics
 	col    collector
+
+	// obsrecv gives the collector's standard receiver telemetry
+	// (otelcol_receiver_accepted_metric_points and refused), telemetry this receiver's own.
+	obsrecv   *receiverhelper.ObsReport
+	telemetry *metadata.TelemetryBuilder
 
 	cancel context.CancelFunc
 	done   sync.WaitGroup
@@ -52,14 +60,23 @@ func (r *dcgmReceiver) run(ctx context.Context) {
 }
 
 func (r *dcgmReceiver) collectOnce(ctx context.Context, now time.Time) {
-	md, err := r.col.collect(ctx, now)
+	began := time.Now()
+	md, gpus, err := r.col.collect(ctx, now)
+	r.telemetry.ReceiverDcgmCollectionDuration.Record(ctx, time.Since(began).Seconds())
+	r.telemetry.ReceiverDcgmGpus.Record(ctx, int64(gpus))
 	if err != nil {
 		r.logger.Warn("GPU collection failed", zap.Error(err))
 	}
-	if md.DataPointCount() == 0 {
+	// Counted before the pipeline takes the batch: processors may move or drop its points.
+	points := md.DataPointCount()
+	if points == 0 {
 		return
 	}
-	if err := r.next.ConsumeMetrics(ctx, md); err != nil {
+	opCtx := r.obsrecv.StartMetricsOp(ctx)
+	err = r.next.ConsumeMetrics(opCtx, md)
+	r.obsrecv.EndMetricsOp(opCtx, "nvml", points, err)
+	if err != nil {
+		// Counted as refused points above; the next collection reads the GPUs afresh.
 		r.logger.Debug("Next consumer refused GPU metrics", zap.Error(err))
 	}
 }
@@ -70,5 +87,6 @@ func (r *dcgmReceiver) Shutdown(context.Context) error {
 	}
 	r.cancel()
 	r.done.Wait()
+	r.telemetry.Shutdown()
 	return r.col.shutdown()
 }

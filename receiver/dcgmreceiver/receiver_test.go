@@ -96,7 +96,7 @@ func find(ps []point, name, gpu string) []point {
 func TestCollectValuesUnitsTypesAndLabels(t *testing.T) {
 	node := newFakeNode(h100State(), l4State())
 	c, _ := newTestCollector(t, testConfig(t), node)
-	md, err := c.collect(context.Background(), time.Now())
+	md, _, err := c.collect(context.Background(), time.Now())
 	require.NoError(t, err)
 	ps := points(md)
 
@@ -129,9 +129,9 @@ func TestProfilingFromGPM(t *testing.T) {
 	noGPM.GPM = nil
 	node := newFakeNode(h100State(), noGPM)
 	c, logs := newTestCollector(t, testConfig(t), node)
-	_, err := c.collect(context.Background(), time.Now())
+	_, _, err := c.collect(context.Background(), time.Now())
 	require.NoError(t, err)
-	md, err := c.collect(context.Background(), time.Now())
+	md, _, err := c.collect(context.Background(), time.Now())
 	require.NoError(t, err)
 	ps := points(md)
 	gr := find(ps, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "0")
@@ -146,7 +146,7 @@ func TestProfilingFromGPM(t *testing.T) {
 	cfg.Profiling = ProfilingOff
 	c2, _ := newTestCollector(t, cfg, newFakeNode(h100State()))
 	for i := 0; i < 2; i++ {
-		md, err = c2.collect(context.Background(), time.Now())
+		md, _, err = c2.collect(context.Background(), time.Now())
 		require.NoError(t, err)
 	}
 	assert.Empty(t, find(points(md), "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "0"))
@@ -161,8 +161,9 @@ func TestUnsupportedFieldAndLostGPU(t *testing.T) {
 	node := newFakeNode(a, b, lost)
 	c, logs := newTestCollector(t, testConfig(t), node)
 	for i := 0; i < 3; i++ {
-		md, err := c.collect(context.Background(), time.Now())
+		md, read, err := c.collect(context.Background(), time.Now())
 		require.NoError(t, err)
+		assert.Equal(t, map[int]int{0: 3, 1: 3, 2: 2}[i], read, "GPUs read in collection %d", i)
 		ps := points(md)
 		assert.Len(t, find(ps, "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "0"), 1)
 		assert.Empty(t, find(ps, "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "1"))
@@ -196,18 +197,20 @@ func TestNoLibraryIsIdleAndRetries(t *testing.T) {
 	c, logs := newTestCollector(t, cfg, node)
 	now := time.Now()
 	for i := 0; i < 3; i++ {
-		md, err := c.collect(context.Background(), now.Add(time.Duration(i)*time.Second))
+		md, read, err := c.collect(context.Background(), now.Add(time.Duration(i)*time.Second))
 		require.NoError(t, err)
 		assert.Zero(t, md.DataPointCount())
+		assert.Zero(t, read)
 	}
 	assert.Equal(t, 1, logs.FilterMessageSnippet("NVML is not available").Len())
 	available = true
-	md, err := c.collect(context.Background(), now.Add(30*time.Second))
+	md, _, err := c.collect(context.Background(), now.Add(30*time.Second))
 	require.NoError(t, err)
 	assert.Zero(t, md.DataPointCount(), "not retried before retry_interval")
-	md, err = c.collect(context.Background(), now.Add(2*time.Minute))
+	md, read, err := c.collect(context.Background(), now.Add(2*time.Minute))
 	require.NoError(t, err)
 	assert.Positive(t, md.DataPointCount(), "retried and found")
+	assert.Equal(t, 1, read)
 }
 
 func TestOptInFields(t *testing.T) {
@@ -219,7 +222,7 @@ func TestOptInFields(t *testing.T) {
 	cfg.Metrics["DCGM_FI_DEV_SM_CLOCK"] = MetricConfig{Enabled: false}
 	require.NoError(t, cfg.Validate())
 	c, _ := newTestCollector(t, cfg, newFakeNode(h100State()))
-	md, err := c.collect(context.Background(), time.Now())
+	md, _, err := c.collect(context.Background(), time.Now())
 	require.NoError(t, err)
 	ps := points(md)
 	thermal := find(ps, "DCGM_FI_DEV_THERMAL_VIOLATION", "0")
@@ -262,17 +265,17 @@ func TestXIDEvents(t *testing.T) {
 	cfg.Metrics = map[string]MetricConfig{"DCGM_FI_DEV_XID_ERRORS": {Enabled: true}}
 	withNVML(t, node)
 	c := newCollector(cfg, zap.NewNop()).(*nvmlCollector)
-	md, err := c.collect(context.Background(), time.Now())
+	md, _, err := c.collect(context.Background(), time.Now())
 	require.NoError(t, err)
 	assert.Equal(t, 2, registered)
 	assert.Equal(t, 0.0, find(points(md), "DCGM_FI_DEV_XID_ERRORS", "1")[0].value)
 	events <- nvml.EventData{Device: node.devices[1], EventType: nvml.EventTypeXidCriticalError, EventData: 79}
 	require.Eventually(t, func() bool {
-		md, err := c.collect(context.Background(), time.Now())
+		md, _, err := c.collect(context.Background(), time.Now())
 		require.NoError(t, err)
 		return find(points(md), "DCGM_FI_DEV_XID_ERRORS", "1")[0].value == 79
 	}, 5*time.Second, 10*time.Millisecond)
-	md, err = c.collect(context.Background(), time.Now())
+	md, _, err = c.collect(context.Background(), time.Now())
 	require.NoError(t, err)
 	assert.Equal(t, 0.0, find(points(md), "DCGM_FI_DEV_XID_ERRORS", "0")[0].value, "only the GPU that had it")
 	require.NoError(t, c.shutdown())
@@ -301,7 +304,7 @@ func TestMIG(t *testing.T) {
 		}, nvml.SUCCESS
 	}
 	c, _ := newTestCollector(t, testConfig(t), node)
-	md, err := c.collect(context.Background(), time.Now())
+	md, _, err := c.collect(context.Background(), time.Now())
 	require.NoError(t, err)
 	var mig []point
 	for _, p := range find(points(md), "DCGM_FI_DEV_FB_USED", "0") {
@@ -343,7 +346,7 @@ func TestPodAttribution(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.PodResourcesSocket = sock
 	c, _ := newTestCollector(t, cfg, node)
-	md, err := c.collect(context.Background(), time.Now())
+	md, _, err := c.collect(context.Background(), time.Now())
 	require.NoError(t, err)
 	ps := points(md)
 	owners := func(gpu string) []string {
@@ -416,7 +419,7 @@ func BenchmarkCollect8GPUs(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := c.collect(context.Background(), time.Now()); err != nil {
+		if _, _, err := c.collect(context.Background(), time.Now()); err != nil {
 			b.Fatal(err)
 		}
 	}
