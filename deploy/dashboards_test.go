@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,7 +44,11 @@ func dashboardExprs(t *testing.T) []string {
 }
 
 func ruleExprs(t *testing.T) []string {
-	data, err := os.ReadFile("prometheus/modelplane-alerts.yaml")
+	return ruleExprsOf(t, "prometheus/modelplane-alerts.yaml")
+}
+
+func ruleExprsOf(t *testing.T, file string) []string {
+	data, err := os.ReadFile(file)
 	require.NoError(t, err)
 	var f struct {
 		Groups []struct {
@@ -111,4 +116,49 @@ func TestPromtoolCheckRules(t *testing.T) {
 	out, err := exec.Command(promtool, "check", "rules", "prometheus/modelplane-alerts.yaml").CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Contains(t, string(out), "SUCCESS")
+}
+
+// The collector's own alert rules pass promtool's checks and its unit tests (each alert fires
+// on a failing collector's series and not on a healthy one's), and every otelcol_* metric they
+// use is one the collector at v0.161.0 documents: the standard receiver and exporter metrics
+// from the collector's helpers, and this distribution's components' own.
+func TestCollectorAlertRules(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Fatal("promtool is not installed: `make test` installs Debian's prometheus package, which ships it")
+	}
+	out, err := exec.Command(promtool, "check", "rules", "prometheus/otelcol-modelplane-alerts.yaml").CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "SUCCESS: 7 rules found")
+	test := exec.Command(promtool, "test", "rules", "otelcol-modelplane-alerts.test.yaml")
+	test.Dir = "prometheus"
+	out, err = test.CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "SUCCESS")
+
+	docs := []string{"../receiver/dcgmreceiver/documentation.md", "../processor/modelplanemapping/documentation.md"}
+	for _, mod := range []string{"go.opentelemetry.io/collector/receiver/receiverhelper", "go.opentelemetry.io/collector/exporter/exporterhelper"} {
+		dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", mod).Output()
+		require.NoError(t, err, "go list -m %s", mod)
+		docs = append(docs, filepath.Join(strings.TrimSpace(string(dir)), "documentation.md"))
+	}
+	documented := map[string]bool{}
+	for _, doc := range docs {
+		data, err := os.ReadFile(doc)
+		require.NoError(t, err)
+		for _, line := range strings.Split(string(data), "\n") {
+			if name, ok := strings.CutPrefix(line, "### "); ok {
+				documented[name] = true
+			}
+		}
+	}
+	exprs := ruleExprsOf(t, "prometheus/otelcol-modelplane-alerts.yaml")
+	require.Len(t, exprs, 7)
+	for _, e := range exprs {
+		names := metricsIn(t, e)
+		require.NotEmpty(t, names, e)
+		for _, name := range names {
+			assert.True(t, documented[name], "%s is not a metric the collector documents (in %s)", name, e)
+		}
+	}
 }

@@ -7,12 +7,17 @@ package helm
 import (
 	"bytes"
 	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,6 +30,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -114,6 +120,8 @@ func decodeStrictly(t *testing.T, body string) {
 			obj = &rbacv1.ClusterRole{}
 		case "ClusterRoleBinding":
 			obj = &rbacv1.ClusterRoleBinding{}
+		case "PodMonitor":
+			obj = &podMonitor{}
 		default:
 			t.Fatalf("unexpected kind %q", head.Kind)
 		}
@@ -215,4 +223,162 @@ func TestDaemonSetDetails(t *testing.T) {
 	assert.Contains(t, cfg, "authenticator: bearertokenauth/mimir")
 	assert.Contains(t, cfg, "X-Scope-OrgID: inference")
 	assert.True(t, bytes.Contains([]byte(cfg), []byte("- '*'")) || strings.Contains(cfg, `- "*"`), "identity labels on for remote write")
+}
+
+// podMonitor is the part of prometheus-operator's monitoring.coreos.com/v1 PodMonitor that the
+// chart writes, field names as in its API; its Go module needs a newer Kubernetes API than the
+// collector's, so the test decodes into this instead.
+type podMonitor struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              struct {
+		Selector            metav1.LabelSelector `json:"selector"`
+		PodMetricsEndpoints []struct {
+			Port     string `json:"port"`
+			Path     string `json:"path"`
+			Interval string `json:"interval"`
+		} `json:"podMetricsEndpoints"`
+	} `json:"spec"`
+}
+
+// The collector's own metrics are served on the pod IP, on a named container port, and the
+// optional PodMonitor selects these pods on that port; turned off, nothing listens.
+func TestSelfTelemetry(t *testing.T) {
+	values, err := chartutil.ReadValuesFile("examples/production/values.yaml")
+	require.NoError(t, err)
+	out, err := render(t, values)
+	require.NoError(t, err)
+
+	var ds appsv1.DaemonSet
+	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/daemonset.yaml"]), &ds))
+	c := ds.Spec.Template.Spec.Containers[0]
+	ports := map[string]int32{}
+	for _, p := range c.Ports {
+		ports[p.Name] = p.ContainerPort
+	}
+	assert.Equal(t, int32(8888), ports["telemetry"])
+	var podIP string
+	for _, e := range c.Env {
+		if e.Name == "POD_IP" {
+			podIP = e.ValueFrom.FieldRef.FieldPath
+		}
+	}
+	assert.Equal(t, "status.podIP", podIP)
+
+	var cm corev1.ConfigMap
+	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/configmap.yaml"]), &cm))
+	var cfg struct {
+		Service struct {
+			Telemetry struct {
+				Metrics struct {
+					Level   string `json:"level"`
+					Readers []struct {
+						Pull struct {
+							Exporter struct {
+								Prometheus struct {
+									Host string `json:"host"`
+									Port int    `json:"port"`
+								} `json:"prometheus"`
+							} `json:"exporter"`
+						} `json:"pull"`
+					} `json:"readers"`
+				} `json:"metrics"`
+			} `json:"telemetry"`
+		} `json:"service"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(cm.Data["config.yaml"]), &cfg))
+	m := cfg.Service.Telemetry.Metrics
+	assert.Equal(t, "normal", m.Level)
+	require.Len(t, m.Readers, 1)
+	assert.Equal(t, "${env:POD_IP}", m.Readers[0].Pull.Exporter.Prometheus.Host)
+	assert.Equal(t, 8888, m.Readers[0].Pull.Exporter.Prometheus.Port)
+
+	var pm podMonitor
+	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/podmonitor.yaml"]), &pm))
+	assert.Equal(t, "monitoring.coreos.com/v1", pm.APIVersion)
+	assert.Equal(t, "kube-prometheus-stack", pm.Labels["release"])
+	require.Len(t, pm.Spec.PodMetricsEndpoints, 1)
+	assert.Equal(t, "telemetry", pm.Spec.PodMetricsEndpoints[0].Port)
+	for k, v := range pm.Spec.Selector.MatchLabels {
+		assert.Equal(t, v, ds.Spec.Template.Labels[k], "PodMonitor selects the DaemonSet's pods by %s", k)
+	}
+	assert.NotEmpty(t, pm.Spec.Selector.MatchLabels)
+
+	serveSelfTelemetry(t)
+
+	// Off: no listener, no port, no PodMonitor even if one is asked for.
+	off, err := chartutil.ReadValues([]byte("selfTelemetry: {enabled: false, podMonitor: {enabled: true}}\n"))
+	require.NoError(t, err)
+	out, err = render(t, off)
+	require.NoError(t, err)
+	assert.Empty(t, strings.TrimSpace(out[chartDir+"/templates/podmonitor.yaml"]))
+	assert.NotContains(t, out[chartDir+"/templates/daemonset.yaml"], "telemetry")
+	assert.NotContains(t, out[chartDir+"/templates/daemonset.yaml"], "POD_IP")
+	assert.Contains(t, out[chartDir+"/templates/configmap.yaml"], "level: none")
+	validateCollectorConfig(t, out)
+}
+
+// serveSelfTelemetry starts the collector with the chart's service::telemetry (its pipeline
+// reduced to the dcgm receiver, which runs without a GPU or cluster) and reads the collector's
+// own metrics where a PodMonitor would: the pod IP, here 127.0.0.1, on the chart's port.
+func serveSelfTelemetry(t *testing.T) {
+	bin := os.Getenv("OTELCOL_MODELPLANE_BIN")
+	if bin == "" {
+		t.Log("OTELCOL_MODELPLANE_BIN not set: self-telemetry not served (make test sets it)")
+		return
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	require.NoError(t, ln.Close())
+	values, err := chartutil.ReadValues([]byte(fmt.Sprintf("selfTelemetry: {port: %d}\n", port)))
+	require.NoError(t, err)
+	out, err := render(t, values)
+	require.NoError(t, err)
+	var cm corev1.ConfigMap
+	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/configmap.yaml"]), &cm))
+	var rendered struct {
+		Service struct {
+			Telemetry any `json:"telemetry"`
+		} `json:"service"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(cm.Data["config.yaml"]), &rendered))
+	cfg, err := yaml.Marshal(map[string]any{
+		"receivers": map[string]any{"dcgm": map[string]any{"collection_interval": "1s", "pod_resources_socket": "/nonexistent"}},
+		"exporters": map[string]any{"debug": map[string]any{}},
+		"service": map[string]any{
+			"telemetry": rendered.Service.Telemetry,
+			"pipelines": map[string]any{"metrics": map[string]any{"receivers": []string{"dcgm"}, "exporters": []string{"debug"}}},
+		},
+	})
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(path, cfg, 0o644))
+
+	var log bytes.Buffer
+	cmd := exec.Command(bin, "--config="+path)
+	cmd.Env = append(os.Environ(), "POD_IP=127.0.0.1", "NODE_NAME=node-1")
+	cmd.Stdout, cmd.Stderr = &log, &log
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("collector output:\n%s", log.String())
+		}
+	})
+	url := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+	var page string
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(url)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		page = string(b)
+		return err == nil && strings.Contains(page, "otelcol_receiver_dcgm_collection_duration_count")
+	}, 30*time.Second, 100*time.Millisecond, "the collector's own metrics at %s", url)
+	// No GPU on this machine: the receiver reports none, which is what an alert would watch.
+	assert.Contains(t, page, "otelcol_receiver_dcgm_gpus 0")
 }
