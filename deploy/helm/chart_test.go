@@ -377,8 +377,8 @@ func serveSelfTelemetry(t *testing.T) {
 		defer resp.Body.Close()
 		b, err := io.ReadAll(resp.Body)
 		page = string(b)
-		return err == nil && strings.Contains(page, "otelcol_receiver_dcgm_collection_duration_count")
+		return err == nil && strings.Contains(page, "otelcol_receiver_dcgm_collection_duration_count{")
 	}, 30*time.Second, 100*time.Millisecond, "the collector's own metrics at %s", url)
 	// No GPU on this machine: the receiver reports none, which is what an alert would watch.
-	assert.Contains(t, page, "otelcol_receiver_dcgm_gpus 0")
+	assert.Contains(t, page, `otelcol_receiver_dcgm_gpus{receiver="dcgm"} 0`)
 }

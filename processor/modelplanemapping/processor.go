@@ -43,8 +43,17 @@ type mappingProcessor struct {
 	stop chan struct{}
 	done sync.WaitGroup
 
-	refusedAttrs [2]metric.MeasurementOption
-	reloadAttrs  map[string]metric.MeasurementOption
+	// Measurement options, built once: every measurement carries the processor's ID, as the
+	// collector's own processors' do, so two modelplane_mapping processors report apart.
+	idOpts       []metric.AddOption
+	idObserve    []metric.ObserveOption
+	refusedAttrs [2][]metric.AddOption
+	reloadAttrs  map[string][]metric.AddOption
+}
+
+// processorAttrs is the attribute set of one measurement: the processor's ID and kv.
+func processorAttrs(id component.ID, kv ...attribute.KeyValue) metric.MeasurementOption {
+	return metric.WithAttributeSet(attribute.NewSet(append([]attribute.KeyValue{attribute.String("processor", id.String())}, kv...)...))
 }
 
 func newProcessor(set processor.Settings, cfg *Config) (*mappingProcessor, error) {
@@ -58,13 +67,15 @@ func newProcessor(set processor.Settings, cfg *Config) (*mappingProcessor, error
 		telemetry: tb,
 		opts:      rules.Options{DropUnmapped: cfg.DropUnmapped},
 		stop:      make(chan struct{}),
-		reloadAttrs: map[string]metric.MeasurementOption{
-			"ok":      metric.WithAttributeSet(attribute.NewSet(attribute.String("result", "ok"))),
-			"partial": metric.WithAttributeSet(attribute.NewSet(attribute.String("result", "partial"))),
+		idOpts:    []metric.AddOption{processorAttrs(set.ID)},
+		idObserve: []metric.ObserveOption{processorAttrs(set.ID)},
+		reloadAttrs: map[string][]metric.AddOption{
+			"ok":      {processorAttrs(set.ID, attribute.String("result", "ok"))},
+			"partial": {processorAttrs(set.ID, attribute.String("result", "partial"))},
 		},
 	}
 	for r := rules.Refusal(0); r < 2; r++ {
-		p.refusedAttrs[r] = metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", r.String())))
+		p.refusedAttrs[r] = []metric.AddOption{processorAttrs(set.ID, attribute.String("reason", r.String()))}
 	}
 	if cfg.Identity.Enabled {
 		p.identity = identity.New(cfg.Identity.Keys)
@@ -88,7 +99,7 @@ func (p *mappingProcessor) all(files *fileSet) []metricmapping.MetricMapping {
 
 func (p *mappingProcessor) start(_ context.Context, _ component.Host) error {
 	if err := p.telemetry.RegisterProcessorModelplaneMappingMappingsActiveCallback(func(_ context.Context, o metric.Int64Observer) error {
-		o.Observe(int64(p.active.Load().Mappings()))
+		o.Observe(int64(p.active.Load().Mappings()), p.idObserve...)
 		return nil
 	}); err != nil {
 		return err
@@ -157,7 +168,7 @@ func (p *mappingProcessor) reload(initial bool) {
 	if len(problems) > 0 {
 		result = "partial"
 	}
-	p.telemetry.ProcessorModelplaneMappingReloads.Add(context.Background(), 1, p.reloadAttrs[result])
+	p.telemetry.ProcessorModelplaneMappingReloads.Add(context.Background(), 1, p.reloadAttrs[result]...)
 	p.logger.Info("Mappings loaded",
 		zap.Bool("initial", initial),
 		zap.String("result", result),
@@ -178,16 +189,16 @@ func (p *mappingProcessor) processMetrics(ctx context.Context, md pmetric.Metric
 
 func (p *mappingProcessor) record(ctx context.Context, st *rules.Stats) {
 	t := p.telemetry
-	t.ProcessorModelplaneMappingDatapointsIn.Add(ctx, st.In)
+	t.ProcessorModelplaneMappingDatapointsIn.Add(ctx, st.In, p.idOpts...)
 	if st.Mapped > 0 {
-		t.ProcessorModelplaneMappingDatapointsMapped.Add(ctx, st.Mapped)
+		t.ProcessorModelplaneMappingDatapointsMapped.Add(ctx, st.Mapped, p.idOpts...)
 	}
 	if st.Dropped > 0 {
-		t.ProcessorModelplaneMappingDatapointsDropped.Add(ctx, st.Dropped)
+		t.ProcessorModelplaneMappingDatapointsDropped.Add(ctx, st.Dropped, p.idOpts...)
 	}
 	for r, n := range st.Refused {
 		if n > 0 {
-			t.ProcessorModelplaneMappingConversionsRefused.Add(ctx, n, p.refusedAttrs[r])
+			t.ProcessorModelplaneMappingConversionsRefused.Add(ctx, n, p.refusedAttrs[r]...)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pmetric"
@@ -13,11 +14,13 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadata"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadatatest"
 )
 
 // Self-telemetry counts points in, mapped and dropped, refused conversions by reason, reloads
-// by result and the active mappings, as metadata.yaml declares them.
+// by result and the active mappings, as metadata.yaml declares them, each labelled with the
+// processor's ID.
 func TestTelemetry(t *testing.T) {
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
@@ -44,7 +47,9 @@ func TestTelemetry(t *testing.T) {
 	}
 	require.NoError(t, p.ConsumeMetrics(context.Background(), md))
 
+	// Every point carries the processor's ID, so two modelplane_mapping processors report apart.
 	points := func(v int64, attrs ...attribute.KeyValue) []metricdata.DataPoint[int64] {
+		attrs = append(attrs, attribute.String("processor", "modelplane_mapping"))
 		return []metricdata.DataPoint[int64]{{Value: v, Attributes: attribute.NewSet(attrs...)}}
 	}
 	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
@@ -59,4 +64,30 @@ func TestTelemetry(t *testing.T) {
 	metadatatest.AssertEqualProcessorModelplaneMappingReloads(t, tel, points(1, attribute.String("result", "ok")), opts...)
 	// The six built-ins on by default and the inline mapping.
 	metadatatest.AssertEqualProcessorModelplaneMappingMappingsActive(t, tel, points(7), opts...)
+}
+
+// Two modelplane_mapping processors in one collector report apart, by their IDs.
+func TestTelemetryPerProcessor(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	consume := func(name string, points int) {
+		set := metadatatest.NewSettings(tel)
+		set.ID = component.NewIDWithName(metadata.Type, name)
+		p, err := NewFactory().CreateMetrics(context.Background(), set, createDefaultConfig(), consumertest.NewNop())
+		require.NoError(t, err)
+		require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
+		defer func() { require.NoError(t, p.Shutdown(context.Background())) }()
+		md := pmetric.NewMetrics()
+		dps := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics().AppendEmpty().SetEmptyGauge().DataPoints()
+		for i := 0; i < points; i++ {
+			dps.AppendEmpty().SetIntValue(int64(i))
+		}
+		require.NoError(t, p.ConsumeMetrics(context.Background(), md))
+	}
+	consume("engines", 3)
+	consume("gpus", 5)
+	metadatatest.AssertEqualProcessorModelplaneMappingDatapointsIn(t, tel, []metricdata.DataPoint[int64]{
+		{Value: 3, Attributes: attribute.NewSet(attribute.String("processor", "modelplane_mapping/engines"))},
+		{Value: 5, Attributes: attribute.NewSet(attribute.String("processor", "modelplane_mapping/gpus"))},
+	}, metricdatatest.IgnoreTimestamp())
 }

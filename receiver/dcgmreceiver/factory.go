@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadata"
 )
@@ -33,5 +35,8 @@ func createMetrics(_ context.Context, set receiver.Settings, cfg component.Confi
 	if err != nil {
 		return nil, fmt.Errorf("dcgm receiver telemetry: %w", err)
 	}
-	return &dcgmReceiver{cfg: cfg.(*Config), logger: set.Logger, next: next, obsrecv: obsrecv, telemetry: tb}, nil
+	return &dcgmReceiver{
+		cfg: cfg.(*Config), logger: set.Logger, next: next, obsrecv: obsrecv, telemetry: tb,
+		idOpts: []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("receiver", set.ID.String())))},
+	}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadata"
@@ -30,6 +31,8 @@ type dcgmReceiver struct {
 	// (otelcol_receiver_accepted_metric_points and refused), telemetry this receiver's own.
 	obsrecv   *receiverhelper.ObsReport
 	telemetry *metadata.TelemetryBuilder
+	// idOpts labels this receiver's own measurements with its ID, as obsrecv does.
+	idOpts []metric.RecordOption
 
 	cancel context.CancelFunc
 	done   sync.WaitGroup
@@ -62,8 +65,8 @@ func (r *dcgmReceiver) run(ctx context.Context) {
 func (r *dcgmReceiver) collectOnce(ctx context.Context, now time.Time) {
 	began := time.Now()
 	md, gpus, err := r.col.collect(ctx, now)
-	r.telemetry.ReceiverDcgmCollectionDuration.Record(ctx, time.Since(began).Seconds())
-	r.telemetry.ReceiverDcgmGpus.Record(ctx, int64(gpus))
+	r.telemetry.ReceiverDcgmCollectionDuration.Record(ctx, time.Since(began).Seconds(), r.idOpts...)
+	r.telemetry.ReceiverDcgmGpus.Record(ctx, int64(gpus), r.idOpts...)
 	if err != nil {
 		r.logger.Warn("GPU collection failed", zap.Error(err))
 	}

@@ -63,13 +63,15 @@ func TestTelemetryAccepted(t *testing.T) {
 	assert.Positive(t, sink.DataPointCount())
 	assert.Zero(t, receiverPoints(t, tel, "otelcol_receiver_refused_metric_points"))
 
-	metadatatest.AssertEqualReceiverDcgmGpus(t, tel, []metricdata.DataPoint[int64]{{Value: 2}},
+	id := attribute.NewSet(attribute.String("receiver", "dcgm"))
+	metadatatest.AssertEqualReceiverDcgmGpus(t, tel, []metricdata.DataPoint[int64]{{Value: 2, Attributes: id}},
 		metricdatatest.IgnoreTimestamp())
 	m, err := tel.GetMetric("otelcol_receiver_dcgm_collection_duration")
 	require.NoError(t, err)
 	h, ok := m.Data.(metricdata.Histogram[float64])
 	require.True(t, ok, "got %T", m.Data)
 	require.Len(t, h.DataPoints, 1)
+	assert.True(t, id.Equals(&h.DataPoints[0].Attributes))
 	// Every collection is timed, also those whose batch the pipeline had not taken yet.
 	assert.GreaterOrEqual(t, h.DataPoints[0].Count, uint64(batches()))
 	assert.Equal(t, "s", m.Unit)
