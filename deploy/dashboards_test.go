@@ -108,12 +108,18 @@ func TestExpressionsParseAndUseTheSurface(t *testing.T) {
 	}
 }
 
-func TestPromtoolCheckRules(t *testing.T) {
-	promtool, err := exec.LookPath("promtool")
+// promtool finds Prometheus's rule checker.
+func promtool(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("promtool")
 	if err != nil {
 		t.Fatal("promtool is not installed: `make test` installs Debian's prometheus package, which ships it")
 	}
-	out, err := exec.Command(promtool, "check", "rules", "prometheus/modelplane-alerts.yaml").CombinedOutput()
+	return path
+}
+
+func TestPromtoolCheckRules(t *testing.T) {
+	out, err := exec.Command(promtool(t), "check", "rules", "prometheus/modelplane-alerts.yaml").CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Contains(t, string(out), "SUCCESS")
 }
@@ -123,14 +129,10 @@ func TestPromtoolCheckRules(t *testing.T) {
 // use is one the collector at v0.161.0 documents: the standard receiver and exporter metrics
 // from the collector's helpers, and this distribution's components' own.
 func TestCollectorAlertRules(t *testing.T) {
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		t.Fatal("promtool is not installed: `make test` installs Debian's prometheus package, which ships it")
-	}
-	out, err := exec.Command(promtool, "check", "rules", "prometheus/otelcol-modelplane-alerts.yaml").CombinedOutput()
+	out, err := exec.Command(promtool(t), "check", "rules", "prometheus/otelcol-modelplane-alerts.yaml").CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Contains(t, string(out), "SUCCESS: 7 rules found")
-	test := exec.Command(promtool, "test", "rules", "otelcol-modelplane-alerts.test.yaml")
+	test := exec.Command(promtool(t), "test", "rules", "otelcol-modelplane-alerts.test.yaml")
 	test.Dir = "prometheus"
 	out, err = test.CombinedOutput()
 	require.NoError(t, err, string(out))

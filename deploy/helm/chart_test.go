@@ -194,15 +194,22 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 	}
 }
 
-// The rendered DaemonSet: GOMEMLIMIT from the memory limit, probes on health_check, the
-// token Secret mounted where bearertokenauth reads it.
-func TestDaemonSetDetails(t *testing.T) {
+// renderProduction renders examples/production and decodes its DaemonSet.
+func renderProduction(t *testing.T) (map[string]string, appsv1.DaemonSet) {
+	t.Helper()
 	values, err := chartutil.ReadValuesFile("examples/production/values.yaml")
 	require.NoError(t, err)
 	out, err := render(t, values)
 	require.NoError(t, err)
 	var ds appsv1.DaemonSet
 	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/daemonset.yaml"]), &ds))
+	return out, ds
+}
+
+// The rendered DaemonSet: GOMEMLIMIT from the memory limit, probes on health_check, the
+// token Secret mounted where bearertokenauth reads it.
+func TestDaemonSetDetails(t *testing.T) {
+	out, ds := renderProduction(t)
 	c := ds.Spec.Template.Spec.Containers[0]
 	env := map[string]string{}
 	for _, e := range c.Env {
@@ -244,13 +251,7 @@ type podMonitor struct {
 // The collector's own metrics are served on the pod IP, on a named container port, and the
 // optional PodMonitor selects these pods on that port; turned off, nothing listens.
 func TestSelfTelemetry(t *testing.T) {
-	values, err := chartutil.ReadValuesFile("examples/production/values.yaml")
-	require.NoError(t, err)
-	out, err := render(t, values)
-	require.NoError(t, err)
-
-	var ds appsv1.DaemonSet
-	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/daemonset.yaml"]), &ds))
+	out, ds := renderProduction(t)
 	c := ds.Spec.Template.Spec.Containers[0]
 	ports := map[string]int32{}
 	for _, p := range c.Ports {
