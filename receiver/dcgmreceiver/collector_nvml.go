@@ -4,7 +4,9 @@ package dcgmreceiver
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -234,10 +236,7 @@ func (c *nvmlCollector) collectDevice(g *gpu, owners map[deviceKey][]owner, out 
 		case nvml.ERROR_GPU_IS_LOST:
 			lost = true
 		default:
-			c.once("field:"+g.uuid+":"+f.name, func() {
-				c.logger.Info("GPU does not report a field; skipping it for this GPU",
-					zap.String("UUID", g.uuid), zap.String("field", f.name), zap.String("reason", nvml.ErrorString(ret)))
-			})
+			c.unsupported(g, f, ret)
 		}
 		if lost {
 			c.deviceProblem(g.uuid, f.name, ret)
@@ -250,6 +249,14 @@ func (c *nvmlCollector) collectDevice(g *gpu, owners map[deviceKey][]owner, out 
 	c.collectMIG(g, owners, out)
 }
 
+// unsupported logs, once per GPU and field, that the GPU does not report the field.
+func (c *nvmlCollector) unsupported(g *gpu, f *field, ret nvml.Return) {
+	c.once("field:"+g.uuid+":"+f.name, func() {
+		c.logger.Info("GPU does not report a field; skipping it for this GPU",
+			zap.String("UUID", g.uuid), zap.String("field", f.name), zap.String("reason", nvml.ErrorString(ret)))
+	})
+}
+
 // read returns one field of a device in dcgm-exporter's unit.
 func read(f *field, g *gpu) (float64, nvml.Return) {
 	d := g.dev
@@ -260,6 +267,8 @@ func read(f *field, g *gpu) (float64, nvml.Return) {
 		return u32(d.GetClockInfo(nvml.CLOCK_SM))
 	case "DCGM_FI_DEV_MEM_CLOCK":
 		return u32(d.GetClockInfo(nvml.CLOCK_MEM))
+	case "DCGM_FI_DEV_MEMORY_TEMP":
+		return fieldValue(d, nvml.FI_DEV_MEMORY_TEMP)
 	case "DCGM_FI_DEV_GPU_TEMP":
 		return u32(d.GetTemperature(nvml.TEMPERATURE_GPU))
 	case "DCGM_FI_DEV_POWER_USAGE":
@@ -337,6 +346,33 @@ func read(f *field, g *gpu) (float64, nvml.Return) {
 	return 0, nvml.ERROR_NOT_SUPPORTED
 }
 
+// fieldValue reads one NVML field value, of whichever number type the driver reports it in.
+func fieldValue(d nvml.Device, id uint32) (float64, nvml.Return) {
+	v := []nvml.FieldValue{{FieldId: id}}
+	if ret := d.GetFieldValues(v); ret != nvml.SUCCESS {
+		return 0, ret
+	}
+	if ret := nvml.Return(v[0].NvmlReturn); ret != nvml.SUCCESS {
+		return 0, ret
+	}
+	raw := v[0].Value[:] // a C union, little-endian on every platform NVML ships for
+	switch nvml.ValueType(v[0].ValueType) {
+	case nvml.VALUE_TYPE_DOUBLE:
+		return math.Float64frombits(binary.LittleEndian.Uint64(raw)), nvml.SUCCESS
+	case nvml.VALUE_TYPE_UNSIGNED_INT:
+		return float64(binary.LittleEndian.Uint32(raw)), nvml.SUCCESS
+	case nvml.VALUE_TYPE_UNSIGNED_LONG, nvml.VALUE_TYPE_UNSIGNED_LONG_LONG:
+		return float64(binary.LittleEndian.Uint64(raw)), nvml.SUCCESS
+	case nvml.VALUE_TYPE_SIGNED_LONG_LONG:
+		return float64(int64(binary.LittleEndian.Uint64(raw))), nvml.SUCCESS
+	case nvml.VALUE_TYPE_SIGNED_INT:
+		return float64(int32(binary.LittleEndian.Uint32(raw))), nvml.SUCCESS
+	case nvml.VALUE_TYPE_UNSIGNED_SHORT:
+		return float64(binary.LittleEndian.Uint16(raw)), nvml.SUCCESS
+	}
+	return 0, nvml.ERROR_NOT_SUPPORTED
+}
+
 // nvlinkTotal sums an error counter over every link the GPU has.
 func nvlinkTotal(d nvml.Device, counter nvml.NvLinkErrorCounter) (float64, nvml.Return) {
 	var total uint64
@@ -358,15 +394,17 @@ func nvlinkTotal(d nvml.Device, counter nvml.NvLinkErrorCounter) (float64, nvml.
 	return float64(total), nvml.SUCCESS
 }
 
-// profile reads DCGM_FI_PROF_* from GPU Performance Monitoring: ratios of activity between
-// this collection and the last, so the first collection after start has none. GPUs without
-// GPM (before Hopper) never get these series.
+// profile reads DCGM_FI_PROF_* from GPU Performance Monitoring: activity ratios and PCIe
+// rates between this collection and the last, so the first collection after start has none.
+// GPUs without GPM (before Hopper) never get the ratios; their PCIe rates come from NVML's
+// PCIe throughput counter instead.
 func (c *nvmlCollector) profile(g *gpu, emit func(*field, float64, func(pcommon.Map))) {
 	support, ret := g.dev.GpmQueryDeviceSupport()
 	if ret != nvml.SUCCESS || support.IsSupportedDevice == 0 {
 		c.once("gpm:"+g.uuid, func() {
-			c.logger.Info("GPU has no GPU Performance Monitoring: no DCGM_FI_PROF_* series for it", zap.String("UUID", g.uuid))
+			c.logger.Info("GPU has no GPU Performance Monitoring: no DCGM_FI_PROF_* activity ratios for it; PCIe rates from NVML's 20 ms PCIe throughput sample", zap.String("UUID", g.uuid))
 		})
+		c.pcieThroughput(g, emit)
 		return
 	}
 	sample, ret := c.lib.GpmSampleAlloc()
@@ -383,13 +421,17 @@ func (c *nvmlCollector) profile(g *gpu, emit func(*field, float64, func(pcommon.
 		return
 	}
 	defer func() { _ = prev.Free() }()
+	// GPM reports percent and MiB/s; DCGM's PROF fields are 0..1 ratios and bytes per second.
 	ids := []struct {
 		id    nvml.GpmMetricId
 		field string
+		unit  units.Unit
 	}{
-		{nvml.GPM_METRIC_GRAPHICS_UTIL, "DCGM_FI_PROF_GR_ENGINE_ACTIVE"},
-		{nvml.GPM_METRIC_ANY_TENSOR_UTIL, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"},
-		{nvml.GPM_METRIC_DRAM_BW_UTIL, "DCGM_FI_PROF_DRAM_ACTIVE"},
+		{nvml.GPM_METRIC_GRAPHICS_UTIL, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", units.Percent},
+		{nvml.GPM_METRIC_ANY_TENSOR_UTIL, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", units.Percent},
+		{nvml.GPM_METRIC_DRAM_BW_UTIL, "DCGM_FI_PROF_DRAM_ACTIVE", units.Percent},
+		{nvml.GPM_METRIC_PCIE_TX_PER_SEC, "DCGM_FI_PROF_PCIE_TX_BYTES", units.Mebibytes},
+		{nvml.GPM_METRIC_PCIE_RX_PER_SEC, "DCGM_FI_PROF_PCIE_RX_BYTES", units.Mebibytes},
 	}
 	get := &nvml.GpmMetricsGetType{Version: nvml.GPM_METRICS_GET_VERSION, NumMetrics: uint32(len(ids)), Sample1: prev, Sample2: sample}
 	for i, m := range ids {
@@ -403,8 +445,31 @@ func (c *nvmlCollector) profile(g *gpu, emit func(*field, float64, func(pcommon.
 		if !c.cfg.enabled(f) || nvml.Return(get.Metrics[i].NvmlReturn) != nvml.SUCCESS {
 			continue
 		}
-		// GPM reports percent; DCGM's PROF fields are 0..1 ratios.
-		emit(f, units.Percent.Convert(get.Metrics[i].Value), nil)
+		emit(f, m.unit.Convert(get.Metrics[i].Value), nil)
+	}
+}
+
+// pcieThroughput reads the PCIe rates of a GPU without GPM from NVML's PCIe throughput
+// counter, which samples 20 ms per call and reports KiB/s: noisier than DCGM's averaged rate,
+// but the same unit and meaning.
+func (c *nvmlCollector) pcieThroughput(g *gpu, emit func(*field, float64, func(pcommon.Map))) {
+	for _, m := range []struct {
+		counter nvml.PcieUtilCounter
+		field   string
+	}{
+		{nvml.PCIE_UTIL_TX_BYTES, "DCGM_FI_PROF_PCIE_TX_BYTES"},
+		{nvml.PCIE_UTIL_RX_BYTES, "DCGM_FI_PROF_PCIE_RX_BYTES"},
+	} {
+		f := fieldByName[m.field]
+		if !c.cfg.enabled(f) {
+			continue
+		}
+		v, ret := g.dev.GetPcieThroughput(m.counter)
+		if ret != nvml.SUCCESS {
+			c.unsupported(g, f, ret)
+			continue
+		}
+		emit(f, units.Kibibytes.Convert(float64(v)), nil)
 	}
 }
 

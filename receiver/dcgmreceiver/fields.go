@@ -15,6 +15,7 @@ type field struct {
 var fields = []field{
 	{name: "DCGM_FI_DEV_SM_CLOCK", help: "SM clock frequency (in MHz).", defaultOn: true},
 	{name: "DCGM_FI_DEV_MEM_CLOCK", help: "Memory clock frequency (in MHz).", defaultOn: true},
+	{name: "DCGM_FI_DEV_MEMORY_TEMP", help: "Memory temperature (in C).", defaultOn: true},
 	{name: "DCGM_FI_DEV_GPU_TEMP", help: "GPU temperature (in C).", defaultOn: true},
 	{name: "DCGM_FI_DEV_POWER_USAGE", help: "Power draw (in W).", defaultOn: true},
 	{name: "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", help: "Total energy consumption since boot (in mJ).", counter: true, defaultOn: true},
@@ -32,6 +33,8 @@ var fields = []field{
 	{name: "DCGM_FI_PROF_GR_ENGINE_ACTIVE", help: "Ratio of time the graphics engine is active.", defaultOn: true, profiling: true},
 	{name: "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", help: "Ratio of cycles the tensor (HMMA) pipe is active.", defaultOn: true, profiling: true},
 	{name: "DCGM_FI_PROF_DRAM_ACTIVE", help: "Ratio of cycles the device memory interface is active sending or receiving data.", defaultOn: true, profiling: true},
+	{name: "DCGM_FI_PROF_PCIE_TX_BYTES", help: "The rate of data transmitted over the PCIe bus - including both protocol headers and data payloads - in bytes per second.", defaultOn: true, profiling: true},
+	{name: "DCGM_FI_PROF_PCIE_RX_BYTES", help: "The rate of data received over the PCIe bus - including both protocol headers and data payloads - in bytes per second.", defaultOn: true, profiling: true},
 	// Opt-in.
 	{name: "DCGM_FI_DEV_THERMAL_VIOLATION", help: "Throttling duration due to thermal constraints (in ns).", counter: true},
 	{name: "DCGM_FI_DEV_POWER_VIOLATION", help: "Throttling duration due to power constraints (in ns).", counter: true},

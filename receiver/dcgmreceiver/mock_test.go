@@ -3,6 +3,7 @@
 package dcgmreceiver
 
 import (
+	"encoding/binary"
 	"sync"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -17,13 +18,17 @@ type gpuState struct {
 	Minor             int
 	SMClock, MemClock uint32
 	Temp              uint32
+	MemTemp           uint32
 	PowerMW           uint32
 	EnergyMJ          uint64
 	GPUUtil, MemUtil  uint32
 	UsedMiB, FreeMiB  uint64
 	ReservedMiB       uint64
-	// GPM percentages; nil means the GPU has no GPU Performance Monitoring.
-	GPM *[3]float64
+	// GPM readings, by gpmIndex: three activity percentages, then PCIe TX and RX in MiB/s;
+	// nil means the GPU has no GPU Performance Monitoring.
+	GPM *[5]float64
+	// PCIe TX and RX from NVML's PCIe throughput counter, in KiB/s.
+	PcieKiBs [2]uint32
 	// Unsupported lists fields the GPU does not report.
 	Unsupported map[string]bool
 	Lost        bool
@@ -33,9 +38,10 @@ type gpuState struct {
 func h100State() gpuState {
 	return gpuState{
 		UUID: "GPU-8d2f4a61-3c7e-9b15-2e44-71f0a9c35b2d", BusID: "00000000:18:00.0", Name: "NVIDIA H100 80GB HBM3", Minor: 0,
-		SMClock: 1980, MemClock: 2619, Temp: 58, PowerMW: 512347, EnergyMJ: 873291774214,
+		SMClock: 1980, MemClock: 2619, Temp: 58, MemTemp: 66, PowerMW: 512347, EnergyMJ: 873291774214,
 		GPUUtil: 97, MemUtil: 41, UsedMiB: 61245, FreeMiB: 19785, ReservedMiB: 529,
-		GPM: &[3]float64{96.2318, 48.7152, 41.2907},
+		GPM:      &[5]float64{96.2318, 48.7152, 41.2907, 1839201.0 / (1 << 20), 48299382.0 / (1 << 20)},
+		PcieKiBs: [2]uint32{1796, 47167},
 	}
 }
 
@@ -43,9 +49,10 @@ func h100State() gpuState {
 func l4State() gpuState {
 	return gpuState{
 		UUID: "GPU-1f6c0b93-7a2e-4d58-b0c1-93e7d5a2f614", BusID: "00000000:3B:00.0", Name: "NVIDIA L4", Minor: 1,
-		SMClock: 2040, MemClock: 6250, Temp: 63, PowerMW: 61873, EnergyMJ: 41903361207,
+		SMClock: 2040, MemClock: 6250, Temp: 63, MemTemp: 0, PowerMW: 61873, EnergyMJ: 41903361207,
 		GPUUtil: 74, MemUtil: 38, UsedMiB: 18250, FreeMiB: 4314, ReservedMiB: 470,
-		GPM: &[3]float64{73.1205, 21.284, 35.5719},
+		GPM:      &[5]float64{73.1205, 21.284, 35.5719, 3912640.0 / (1 << 20), 7311872.0 / (1 << 20)},
+		PcieKiBs: [2]uint32{3821, 7140},
 	}
 }
 
@@ -92,11 +99,25 @@ func newFakeNodeOf(model gpus.Config, states ...gpuState) *fakeNode {
 		// the receiver's order, so report the values of the device being read.
 		st := n.states[n.current()]
 		for i := 0; i < int(g.NumMetrics); i++ {
-			g.Metrics[i].Value = st.GPM[i]
+			j, ok := gpmIndex[nvml.GpmMetricId(g.Metrics[i].MetricId)]
+			if !ok {
+				g.Metrics[i].NvmlReturn = uint32(nvml.ERROR_NOT_SUPPORTED)
+				continue
+			}
+			g.Metrics[i].Value = st.GPM[j]
 		}
 		return nvml.SUCCESS
 	}
 	return n
+}
+
+// gpmIndex places each GPM metric the receiver asks for in gpuState.GPM.
+var gpmIndex = map[nvml.GpmMetricId]int{
+	nvml.GPM_METRIC_GRAPHICS_UTIL:   0,
+	nvml.GPM_METRIC_ANY_TENSOR_UTIL: 1,
+	nvml.GPM_METRIC_DRAM_BW_UTIL:    2,
+	nvml.GPM_METRIC_PCIE_TX_PER_SEC: 3,
+	nvml.GPM_METRIC_PCIE_RX_PER_SEC: 4,
 }
 
 var lastGPMDevice = -1
@@ -142,6 +163,24 @@ func (n *fakeNode) wire(i int, d *server.Device) {
 		return st().MemClock, ret("DCGM_FI_DEV_MEM_CLOCK")
 	}
 	d.GetTemperatureFunc = func(nvml.TemperatureSensors) (uint32, nvml.Return) { return st().Temp, ret("DCGM_FI_DEV_GPU_TEMP") }
+	d.GetFieldValuesFunc = func(values []nvml.FieldValue) nvml.Return {
+		if st().Lost {
+			return nvml.ERROR_GPU_IS_LOST
+		}
+		for i := range values {
+			if values[i].FieldId != nvml.FI_DEV_MEMORY_TEMP {
+				values[i].NvmlReturn = uint32(nvml.ERROR_NOT_SUPPORTED)
+				continue
+			}
+			values[i].NvmlReturn = uint32(ret("DCGM_FI_DEV_MEMORY_TEMP"))
+			values[i].ValueType = uint32(nvml.VALUE_TYPE_UNSIGNED_INT)
+			binary.LittleEndian.PutUint32(values[i].Value[:], st().MemTemp)
+		}
+		return nvml.SUCCESS
+	}
+	d.GetPcieThroughputFunc = func(c nvml.PcieUtilCounter) (uint32, nvml.Return) {
+		return st().PcieKiBs[c], ret("DCGM_FI_PROF_PCIE_TX_BYTES")
+	}
 	d.GetPowerUsageFunc = func() (uint32, nvml.Return) { return st().PowerMW, ret("DCGM_FI_DEV_POWER_USAGE") }
 	d.GetTotalEnergyConsumptionFunc = func() (uint64, nvml.Return) {
 		return st().EnergyMJ, ret("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION")

@@ -81,3 +81,53 @@ func TestParityWithDCGMExporter(t *testing.T) {
 	assert.Equal(t, want, got)
 	assert.Len(t, got, 14, "7 GPU targets x 2 GPUs")
 }
+
+// pageFields maps each DCGM_* metric of a page, per GPU, to its value.
+func pageFields(md pmetric.Metrics) map[string]float64 {
+	out := map[string]float64{}
+	for _, p := range points(md) {
+		if strings.HasPrefix(p.name, "DCGM_FI_") {
+			out[fmt.Sprintf("%s gpu=%v", p.name, p.attrs["gpu"])] = p.value
+		}
+	}
+	return out
+}
+
+// Before any mapping: for the GPU state of the shared dcgm-exporter page, the receiver's
+// default fields are the page's metrics, per GPU and with the page's values, except the
+// page's metrics this receiver does not emit, each named here with why.
+func TestSurfaceOfDCGMExporter(t *testing.T) {
+	exporter, err := scrapetest.Scrape(context.Background(), []scrapetest.Target{{Job: "dcgm-exporter", File: "dcgm-exporter.prom"}})
+	require.NoError(t, err)
+	page := pageFields(exporter)
+
+	c, _ := newTestCollector(t, testConfig(t), newFakeNode(h100State(), l4State()))
+	_, _, err = c.collect(context.Background(), time.Now())
+	require.NoError(t, err)
+	md, _, err := c.collect(context.Background(), time.Now()) // the second has GPM readings
+	require.NoError(t, err)
+	ours := pageFields(md)
+
+	notEmitted := map[string]string{
+		"DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL": "not yet: NVLink bandwidth (README)",
+		"DCGM_FI_DEV_VGPU_LICENSE_STATUS":    "vGPU guests only; NVML reports it through the vGPU API, not read",
+		"DCGM_FI_DEV_XID_ERRORS":             "opt-in here: it keeps a goroutine waiting on an NVML event set (TestXIDEvents)",
+	}
+	skipped := 0
+	for key, want := range page {
+		name, _, _ := strings.Cut(key, " ")
+		if why, ok := notEmitted[name]; ok {
+			assert.NotContains(t, ours, key, why)
+			skipped++
+			continue
+		}
+		if assert.Contains(t, ours, key, "on the page, not from the receiver") {
+			assert.Equal(t, want, ours[key], key)
+		}
+	}
+	for key := range ours {
+		assert.Contains(t, page, key, "from the receiver, not on the page")
+	}
+	assert.Len(t, ours, len(page)-skipped)
+	assert.Greater(t, len(ours), 40, "both GPUs, every default field")
+}

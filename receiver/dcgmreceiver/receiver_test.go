@@ -118,6 +118,10 @@ func TestCollectValuesUnitsTypesAndLabels(t *testing.T) {
 	assert.Equal(t, 1980.0, find(ps, "DCGM_FI_DEV_SM_CLOCK", "0")[0].value, "MHz")
 	assert.Equal(t, 97.0, find(ps, "DCGM_FI_DEV_GPU_UTIL", "0")[0].value, "percent")
 	assert.Equal(t, 470.0, find(ps, "DCGM_FI_DEV_FB_RESERVED", "1")[0].value)
+	memTemp := find(ps, "DCGM_FI_DEV_MEMORY_TEMP", "0")
+	require.Len(t, memTemp, 1)
+	assert.Equal(t, 66.0, memTemp[0].value, "C, from NVML's field values")
+	assert.Equal(t, "Memory temperature (in C).", memTemp[0].desc)
 	// Opt-in fields are off by default; profiling needs two samples.
 	assert.Empty(t, find(ps, "DCGM_FI_DEV_THERMAL_VIOLATION", "0"))
 	assert.Empty(t, find(ps, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "0"))
@@ -140,7 +144,17 @@ func TestProfilingFromGPM(t *testing.T) {
 	assert.Equal(t, 0.487152, find(ps, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "0")[0].value)
 	assert.Equal(t, 0.412907, find(ps, "DCGM_FI_PROF_DRAM_ACTIVE", "0")[0].value)
 	assert.Empty(t, find(ps, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "1"), "never invented for a GPU without GPM")
-	assert.Equal(t, 1, logs.FilterMessageSnippet("no DCGM_FI_PROF_* series").Len())
+	assert.Equal(t, 1, logs.FilterMessageSnippet("no DCGM_FI_PROF_* activity ratios").Len())
+	// PCIe rates: from GPM, MiB/s to bytes per second, exactly the page's values; without
+	// GPM, from NVML's PCIe throughput counter, KiB/s to bytes per second.
+	assert.Equal(t, 1839201.0, find(ps, "DCGM_FI_PROF_PCIE_TX_BYTES", "0")[0].value)
+	assert.Equal(t, 48299382.0, find(ps, "DCGM_FI_PROF_PCIE_RX_BYTES", "0")[0].value)
+	assert.Equal(t, 3821.0*1024, find(ps, "DCGM_FI_PROF_PCIE_TX_BYTES", "1")[0].value)
+	rx := find(ps, "DCGM_FI_PROF_PCIE_RX_BYTES", "1")
+	require.Len(t, rx, 1)
+	assert.Equal(t, 7140.0*1024, rx[0].value)
+	assert.False(t, rx[0].counter, "a rate, a gauge as dcgm-exporter types it")
+	assert.Contains(t, rx[0].desc, "in bytes per second")
 
 	cfg := testConfig(t)
 	cfg.Profiling = ProfilingOff
