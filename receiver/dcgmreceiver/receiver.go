@@ -27,8 +27,8 @@ type dcgmReceiver struct {
 	next   consumer.Metrics
 	col    collector
 
-	// obsrecv gives the collector's standard receiver telemetry
-	// (otelcol_receiver_accepted_metric_points and refused), telemetry this receiver's own.
+	// obsrecv reports the collector's standard receiver counters
+	// (otelcol_receiver_accepted_metric_points, refused); telemetry, this receiver's own.
 	obsrecv   *receiverhelper.ObsReport
 	telemetry *metadata.TelemetryBuilder
 	// idOpts labels this receiver's own measurements with its ID, as obsrecv does.
