@@ -122,6 +122,8 @@ func decodeStrictly(t *testing.T, body string) {
 			obj = &rbacv1.ClusterRoleBinding{}
 		case "PodMonitor":
 			obj = &podMonitor{}
+		case "PrometheusRule":
+			obj = &prometheusRule{}
 		default:
 			t.Fatalf("unexpected kind %q", head.Kind)
 		}
@@ -248,6 +250,28 @@ type podMonitor struct {
 	} `json:"spec"`
 }
 
+// prometheusRule is the part of prometheus-operator's monitoring.coreos.com/v1 PrometheusRule
+// that the chart writes, decoded for the same reason as podMonitor.
+type prometheusRule struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              ruleFile `json:"spec"`
+}
+
+// ruleFile is a Prometheus rule file, as promtool reads it and a PrometheusRule's spec holds it.
+type ruleFile struct {
+	Groups []struct {
+		Name  string `json:"name"`
+		Rules []struct {
+			Alert       string            `json:"alert"`
+			Expr        string            `json:"expr"`
+			For         string            `json:"for,omitempty"`
+			Labels      map[string]string `json:"labels,omitempty"`
+			Annotations map[string]string `json:"annotations,omitempty"`
+		} `json:"rules"`
+	} `json:"groups"`
+}
+
 // The collector's own metrics are served on the pod IP, on a named container port, and the
 // optional PodMonitor selects these pods on that port; turned off, nothing listens.
 func TestSelfTelemetry(t *testing.T) {
@@ -305,14 +329,30 @@ func TestSelfTelemetry(t *testing.T) {
 	}
 	assert.NotEmpty(t, pm.Spec.Selector.MatchLabels)
 
+	// The PrometheusRule carries deploy/prometheus/otelcol-modelplane-alerts.yaml, which
+	// promtool checks and unit-tests (deploy/dashboards_test.go); the chart's copy of it must
+	// not drift.
+	canonical, err := os.ReadFile("../prometheus/otelcol-modelplane-alerts.yaml")
+	require.NoError(t, err)
+	copied, err := os.ReadFile(chartDir + "/files/otelcol-modelplane-alerts.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, string(canonical), string(copied), "cp deploy/prometheus/otelcol-modelplane-alerts.yaml %s/files/", chartDir)
+	var rule prometheusRule
+	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/prometheusrule.yaml"]), &rule))
+	var want ruleFile
+	require.NoError(t, yaml.UnmarshalStrict(canonical, &want))
+	assert.Equal(t, want, rule.Spec)
+	assert.Equal(t, "kube-prometheus-stack", rule.Labels["release"])
+
 	serveSelfTelemetry(t)
 
-	// Off: no listener, no port, no PodMonitor even if one is asked for.
-	off, err := chartutil.ReadValues([]byte("selfTelemetry: {enabled: false, podMonitor: {enabled: true}}\n"))
+	// Off: no listener, no port, no PodMonitor or rules even if asked for.
+	off, err := chartutil.ReadValues([]byte("selfTelemetry: {enabled: false, podMonitor: {enabled: true}, prometheusRule: {enabled: true}}\n"))
 	require.NoError(t, err)
 	out, err = render(t, off)
 	require.NoError(t, err)
 	assert.Empty(t, strings.TrimSpace(out[chartDir+"/templates/podmonitor.yaml"]))
+	assert.Empty(t, strings.TrimSpace(out[chartDir+"/templates/prometheusrule.yaml"]))
 	assert.NotContains(t, out[chartDir+"/templates/daemonset.yaml"], "telemetry")
 	assert.NotContains(t, out[chartDir+"/templates/daemonset.yaml"], "POD_IP")
 	assert.Contains(t, out[chartDir+"/templates/configmap.yaml"], "level: none")
