@@ -46,17 +46,20 @@ type nvmlCollector struct {
 	logged map[string]bool // messages logged once
 	gpm    map[string]nvml.GpmSample
 	xid    *xidWatcher
+
+	gpmFields []gpmField // read through GPM, from the config
 }
 
 func newCollector(cfg *Config, logger *zap.Logger) collector {
 	return &nvmlCollector{
-		cfg:      cfg,
-		logger:   logger,
-		lib:      newNVML(cfg),
-		pods:     &podResources{socket: cfg.PodResourcesSocket},
-		hostname: cfg.hostname(),
-		logged:   map[string]bool{},
-		gpm:      map[string]nvml.GpmSample{},
+		cfg:       cfg,
+		logger:    logger,
+		lib:       newNVML(cfg),
+		pods:      &podResources{socket: cfg.PodResourcesSocket},
+		hostname:  cfg.hostname(),
+		logged:    map[string]bool{},
+		gpm:       map[string]nvml.GpmSample{},
+		gpmFields: enabledGPMFields(cfg),
 	}
 }
 
@@ -421,17 +424,9 @@ func (c *nvmlCollector) profile(g *gpu, emit func(*field, float64, func(pcommon.
 		return
 	}
 	defer func() { _ = prev.Free() }()
-	// GPM reports percent and MiB/s; DCGM's PROF fields are 0..1 ratios and bytes per second.
-	ids := []struct {
-		id    nvml.GpmMetricId
-		field string
-		unit  units.Unit
-	}{
-		{nvml.GPM_METRIC_GRAPHICS_UTIL, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", units.Percent},
-		{nvml.GPM_METRIC_ANY_TENSOR_UTIL, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", units.Percent},
-		{nvml.GPM_METRIC_DRAM_BW_UTIL, "DCGM_FI_PROF_DRAM_ACTIVE", units.Percent},
-		{nvml.GPM_METRIC_PCIE_TX_PER_SEC, "DCGM_FI_PROF_PCIE_TX_BYTES", units.Mebibytes},
-		{nvml.GPM_METRIC_PCIE_RX_PER_SEC, "DCGM_FI_PROF_PCIE_RX_BYTES", units.Mebibytes},
+	ids := c.gpmFields
+	if len(ids) == 0 {
+		return
 	}
 	get := &nvml.GpmMetricsGetType{Version: nvml.GPM_METRICS_GET_VERSION, NumMetrics: uint32(len(ids)), Sample1: prev, Sample2: sample}
 	for i, m := range ids {
@@ -441,12 +436,41 @@ func (c *nvmlCollector) profile(g *gpu, emit func(*field, float64, func(pcommon.
 		return
 	}
 	for i, m := range ids {
-		f := fieldByName[m.field]
-		if !c.cfg.enabled(f) || nvml.Return(get.Metrics[i].NvmlReturn) != nvml.SUCCESS {
+		// A GPU without NVLink, say, refuses that metric alone.
+		if nvml.Return(get.Metrics[i].NvmlReturn) != nvml.SUCCESS {
 			continue
 		}
-		emit(f, m.unit.Convert(get.Metrics[i].Value), nil)
+		emit(m.field, m.unit.Convert(get.Metrics[i].Value), nil)
 	}
+}
+
+// gpmField is a DCGM_FI_PROF_* field and the GPM metric it is read from.
+type gpmField struct {
+	id    nvml.GpmMetricId
+	field *field
+	unit  units.Unit // GPM's unit: percent or MiB/s, for DCGM's 0..1 ratios and bytes per second
+}
+
+var gpmFieldsAll = []gpmField{
+	{nvml.GPM_METRIC_GRAPHICS_UTIL, fieldByName["DCGM_FI_PROF_GR_ENGINE_ACTIVE"], units.Percent},
+	{nvml.GPM_METRIC_ANY_TENSOR_UTIL, fieldByName["DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"], units.Percent},
+	{nvml.GPM_METRIC_DRAM_BW_UTIL, fieldByName["DCGM_FI_PROF_DRAM_ACTIVE"], units.Percent},
+	{nvml.GPM_METRIC_PCIE_TX_PER_SEC, fieldByName["DCGM_FI_PROF_PCIE_TX_BYTES"], units.Mebibytes},
+	{nvml.GPM_METRIC_PCIE_RX_PER_SEC, fieldByName["DCGM_FI_PROF_PCIE_RX_BYTES"], units.Mebibytes},
+	{nvml.GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC, fieldByName["DCGM_FI_PROF_NVLINK_TX_BYTES"], units.Mebibytes},
+	{nvml.GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC, fieldByName["DCGM_FI_PROF_NVLINK_RX_BYTES"], units.Mebibytes},
+}
+
+// enabledGPMFields are the GPM metrics of the fields cfg enables: GPM computes only what is
+// asked.
+func enabledGPMFields(cfg *Config) []gpmField {
+	var out []gpmField
+	for _, m := range gpmFieldsAll {
+		if cfg.enabled(m.field) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // pcieThroughput reads the PCIe rates of a GPU without GPM from NVML's PCIe throughput

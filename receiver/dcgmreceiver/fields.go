@@ -45,6 +45,8 @@ var fields = []field{
 	{name: "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", help: "Total number of NVLink retries.", counter: true},
 	{name: "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", help: "Total number of NVLink recovery errors.", counter: true},
 	{name: "DCGM_FI_DEV_XID_ERRORS", help: "Value of the last XID error encountered."},
+	{name: "DCGM_FI_PROF_NVLINK_TX_BYTES", help: "The rate of data transmitted over NVLink, not including protocol headers, in bytes per second.", profiling: true},
+	{name: "DCGM_FI_PROF_NVLINK_RX_BYTES", help: "The rate of data received over NVLink, not including protocol headers, in bytes per second.", profiling: true},
 }
 
 var fieldByName = func() map[string]*field {

@@ -24,9 +24,9 @@ type gpuState struct {
 	GPUUtil, MemUtil  uint32
 	UsedMiB, FreeMiB  uint64
 	ReservedMiB       uint64
-	// GPM readings, by gpmIndex: three activity percentages, then PCIe TX and RX in MiB/s;
-	// nil means the GPU has no GPU Performance Monitoring.
-	GPM *[5]float64
+	// GPM readings, by gpmIndex: three activity percentages, then PCIe TX and RX and NVLink
+	// TX and RX in MiB/s; nil means the GPU has no GPU Performance Monitoring.
+	GPM *[7]float64
 	// PCIe TX and RX from NVML's PCIe throughput counter, in KiB/s.
 	PcieKiBs [2]uint32
 	// Unsupported lists fields the GPU does not report.
@@ -40,7 +40,7 @@ func h100State() gpuState {
 		UUID: "GPU-8d2f4a61-3c7e-9b15-2e44-71f0a9c35b2d", BusID: "00000000:18:00.0", Name: "NVIDIA H100 80GB HBM3", Minor: 0,
 		SMClock: 1980, MemClock: 2619, Temp: 58, MemTemp: 66, PowerMW: 512347, EnergyMJ: 873291774214,
 		GPUUtil: 97, MemUtil: 41, UsedMiB: 61245, FreeMiB: 19785, ReservedMiB: 529,
-		GPM:      &[5]float64{96.2318, 48.7152, 41.2907, 1839201.0 / (1 << 20), 48299382.0 / (1 << 20)},
+		GPM:      &[7]float64{96.2318, 48.7152, 41.2907, 1839201.0 / (1 << 20), 48299382.0 / (1 << 20), 1024, 512.5},
 		PcieKiBs: [2]uint32{1796, 47167},
 	}
 }
@@ -51,7 +51,7 @@ func l4State() gpuState {
 		UUID: "GPU-1f6c0b93-7a2e-4d58-b0c1-93e7d5a2f614", BusID: "00000000:3B:00.0", Name: "NVIDIA L4", Minor: 1,
 		SMClock: 2040, MemClock: 6250, Temp: 63, MemTemp: 0, PowerMW: 61873, EnergyMJ: 41903361207,
 		GPUUtil: 74, MemUtil: 38, UsedMiB: 18250, FreeMiB: 4314, ReservedMiB: 470,
-		GPM:      &[5]float64{73.1205, 21.284, 35.5719, 3912640.0 / (1 << 20), 7311872.0 / (1 << 20)},
+		GPM:      &[7]float64{73.1205, 21.284, 35.5719, 3912640.0 / (1 << 20), 7311872.0 / (1 << 20), 0, 0},
 		PcieKiBs: [2]uint32{3821, 7140},
 	}
 }
@@ -118,6 +118,9 @@ var gpmIndex = map[nvml.GpmMetricId]int{
 	nvml.GPM_METRIC_DRAM_BW_UTIL:    2,
 	nvml.GPM_METRIC_PCIE_TX_PER_SEC: 3,
 	nvml.GPM_METRIC_PCIE_RX_PER_SEC: 4,
+
+	nvml.GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC: 5,
+	nvml.GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC: 6,
 }
 
 var lastGPMDevice = -1

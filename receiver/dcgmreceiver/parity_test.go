@@ -109,7 +109,7 @@ func TestSurfaceOfDCGMExporter(t *testing.T) {
 	ours := pageFields(md)
 
 	notEmitted := map[string]string{
-		"DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL": "not yet: NVLink bandwidth (README)",
+		"DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL": "not yet: the NVLink bandwidth counter; DCGM_FI_PROF_NVLINK_*_BYTES give the rates (README)",
 		"DCGM_FI_DEV_VGPU_LICENSE_STATUS":    "vGPU guests only; NVML reports it through the vGPU API, not read",
 		"DCGM_FI_DEV_XID_ERRORS":             "opt-in here: it keeps a goroutine waiting on an NVML event set (TestXIDEvents)",
 	}

@@ -230,7 +230,7 @@ func TestNoLibraryIsIdleAndRetries(t *testing.T) {
 func TestOptInFields(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Metrics = map[string]MetricConfig{}
-	for _, n := range []string{"DCGM_FI_DEV_THERMAL_VIOLATION", "DCGM_FI_DEV_POWER_VIOLATION", "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL"} {
+	for _, n := range []string{"DCGM_FI_DEV_THERMAL_VIOLATION", "DCGM_FI_DEV_POWER_VIOLATION", "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "DCGM_FI_PROF_NVLINK_TX_BYTES", "DCGM_FI_PROF_NVLINK_RX_BYTES"} {
 		cfg.Metrics[n] = MetricConfig{Enabled: true}
 	}
 	cfg.Metrics["DCGM_FI_DEV_SM_CLOCK"] = MetricConfig{Enabled: false}
@@ -246,6 +246,22 @@ func TestOptInFields(t *testing.T) {
 	assert.Equal(t, 3.0, find(ps, "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "0")[0].value)
 	assert.Equal(t, 36.0, find(ps, "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "0")[0].value, "18 links x 2")
 	assert.Empty(t, find(ps, "DCGM_FI_DEV_SM_CLOCK", "0"))
+	// NVLink rates come from GPM, so from the second collection: MiB/s to bytes per second.
+	md, _, err = c.collect(context.Background(), time.Now())
+	require.NoError(t, err)
+	ps = points(md)
+	tx := find(ps, "DCGM_FI_PROF_NVLINK_TX_BYTES", "0")
+	require.Len(t, tx, 1)
+	assert.Equal(t, 1024.0*(1<<20), tx[0].value)
+	assert.False(t, tx[0].counter)
+	assert.Equal(t, 512.5*(1<<20), find(ps, "DCGM_FI_PROF_NVLINK_RX_BYTES", "0")[0].value)
+
+	// Off by default: GPM is not even asked for them.
+	def, _ := newTestCollector(t, testConfig(t), newFakeNode(h100State()))
+	for _, m := range def.gpmFields {
+		assert.NotContains(t, m.field.name, "NVLINK")
+	}
+	assert.Len(t, def.gpmFields, 5)
 
 	bad := testConfig(t)
 	bad.Metrics = map[string]MetricConfig{"DCGM_FI_DEV_NOPE": {Enabled: true}}
