@@ -185,6 +185,8 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		"sinks: [{name: Mimir, type: prometheus_remote_write}]\n": "at '/sinks/0/name': 'Mimir' does not match pattern",
 		"sinks: [{name: m, type: kafka}]\n":                       "at '/sinks/0/type': value must be one of",
 		"scrape: {interval: 15}\n":                                "at '/scrape/interval': got number, want string",
+		"selfTelemetry: {port: 13133}\n":                          "selfTelemetry.port: 13133 is already healthCheck.port",
+		"selfTelemetry: {level: verbose}\n":                       "at '/selfTelemetry/level': value must be one of",
 		"mappings: [{apiVersion: v1, kind: MetricMapping, metadata: {name: x}, spec: {metrics: [{}]}}]\n": "at '/mappings/0/apiVersion': value must be 'modelplane.ai/v1alpha1'",
 	}
 	for values, want := range cases {
