@@ -177,7 +177,8 @@ func TestLint(t *testing.T) {
 	}
 }
 
-// values.schema.json rejects unknown keys and wrong types with a message naming them.
+// values.schema.json and the templates reject unknown keys, wrong types and clashing ports
+// with a message naming them.
 func TestSchemaRejectsBadValues(t *testing.T) {
 	cases := map[string]string{
 		"clusterNmae: x\n":                                        "clusterNmae",
