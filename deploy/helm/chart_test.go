@@ -426,3 +426,34 @@ func serveSelfTelemetry(t *testing.T) {
 	// No GPU on this machine: the receiver reports none, which is what an alert would watch.
 	assert.Contains(t, page, `otelcol_receiver_dcgm_gpus{receiver="dcgm"} 0`)
 }
+
+// The dashboards ConfigMap carries deploy/grafana's dashboards as they are, under the label a
+// Grafana sidecar looks for; the chart's copies must not drift.
+func TestGrafanaDashboards(t *testing.T) {
+	out, _ := renderProduction(t)
+	var cm corev1.ConfigMap
+	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/dashboards.yaml"]), &cm))
+	assert.Equal(t, "1", cm.Labels["grafana_dashboard"])
+	require.Len(t, cm.Data, 2)
+	for key, body := range cm.Data {
+		canonical, err := os.ReadFile(filepath.Join("../grafana", key))
+		require.NoError(t, err)
+		assert.Equal(t, string(canonical), body, key)
+		copied, err := os.ReadFile(filepath.Join(chartDir, "files", key))
+		require.NoError(t, err)
+		assert.Equal(t, string(canonical), string(copied), "cp deploy/grafana/%s %s/files/", key, chartDir)
+	}
+
+	// Off by default; without selfTelemetry, only the fleet's dashboard.
+	out, err := render(t, chartutil.Values{})
+	require.NoError(t, err)
+	assert.Empty(t, strings.TrimSpace(out[chartDir+"/templates/dashboards.yaml"]))
+	v, err := chartutil.ReadValues([]byte("grafanaDashboards: {enabled: true}\nselfTelemetry: {enabled: false}\n"))
+	require.NoError(t, err)
+	out, err = render(t, v)
+	require.NoError(t, err)
+	var fleetOnly corev1.ConfigMap
+	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/dashboards.yaml"]), &fleetOnly))
+	assert.Len(t, fleetOnly.Data, 1)
+	assert.Contains(t, fleetOnly.Data, "modelplane-fleet.json")
+}
