@@ -22,8 +22,8 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadatatest"
 )
 
-// runReceiver runs the receiver on a two-GPU node until it has offered next three batches,
-// stops it, and returns its telemetry.
+// runReceiver runs the receiver on a two-GPU node until it has offered the pipeline, next,
+// three batches; then stops it and returns its telemetry.
 func runReceiver(t *testing.T, next consumer.Metrics, offered func() int) *componenttest.Telemetry {
 	t.Helper()
 	withNVML(t, newFakeNode(h100State(), l4State()))
