@@ -402,6 +402,10 @@ func nvlinkTotal(d nvml.Device, counter nvml.NvLinkErrorCounter) (float64, nvml.
 // GPUs without GPM (before Hopper) never get the ratios; their PCIe rates come from NVML's
 // PCIe throughput counter instead.
 func (c *nvmlCollector) profile(g *gpu, emit func(*field, float64, func(pcommon.Map))) {
+	ids := c.gpmFields
+	if len(ids) == 0 { // every DCGM_FI_PROF_* field switched off: no sample to take
+		return
+	}
 	support, ret := g.dev.GpmQueryDeviceSupport()
 	if ret != nvml.SUCCESS || support.IsSupportedDevice == 0 {
 		c.once("gpm:"+g.uuid, func() {
@@ -424,10 +428,6 @@ func (c *nvmlCollector) profile(g *gpu, emit func(*field, float64, func(pcommon.
 		return
 	}
 	defer func() { _ = prev.Free() }()
-	ids := c.gpmFields
-	if len(ids) == 0 {
-		return
-	}
 	get := &nvml.GpmMetricsGetType{Version: nvml.GPM_METRICS_GET_VERSION, NumMetrics: uint32(len(ids)), Sample1: prev, Sample2: sample}
 	for i, m := range ids {
 		get.Metrics[i].MetricId = uint32(m.id)

@@ -164,6 +164,22 @@ func TestProfilingFromGPM(t *testing.T) {
 		require.NoError(t, err)
 	}
 	assert.Empty(t, find(points(md), "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "0"))
+
+	// Every profiling field switched off one by one: no GPM sample is even taken.
+	cfg = testConfig(t)
+	cfg.Metrics = map[string]MetricConfig{}
+	for _, f := range fields {
+		if f.profiling {
+			cfg.Metrics[f.name] = MetricConfig{Enabled: false}
+		}
+	}
+	node3 := newFakeNode(h100State())
+	c3, _ := newTestCollector(t, cfg, node3)
+	for i := 0; i < 2; i++ {
+		_, _, err = c3.collect(context.Background(), time.Now())
+		require.NoError(t, err)
+	}
+	assert.Zero(t, node3.allocs, "GPM samples taken")
 }
 
 // A field a GPU does not support is skipped for that GPU and logged once; a lost GPU stops
