@@ -109,7 +109,7 @@ perf-e2e:
 generate: $(BUILDER)
 	scripts/generate.sh $(BUILDER) builder-config.yaml cmd/otelcol-modelplane
 	scripts/generate.sh $(BUILDER) bench/reference/builder-config.yaml bench/reference/cmd/otelcol-reference
-	for d in $(MDATAGEN_DIRS); do (cd $$d && $(GO) tool mdatagen metadata.yaml) || exit 1; done
+	scripts/mdatagen.sh $(MDATAGEN_DIRS)
 
 ## check-generated: fail when generated code is stale against builder-config.yaml or metadata.yaml
 check-generated: $(BUILDER)

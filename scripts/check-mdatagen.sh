@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# check-mdatagen.sh DIR...: runs mdatagen (go.mod's tool, v0.161.0) over each component's
-# metadata.yaml and fails on any difference with the committed files, leaving the folder as
+# check-mdatagen.sh DIR...: runs mdatagen over each component's metadata.yaml (mdatagen.sh)
+# and fails on any difference with the committed files, leaving the folder as
 # it found it.
 set -euo pipefail
 status=0
@@ -8,7 +8,7 @@ for dir in "$@"; do
   dir=${dir%/}
   snap=$(mktemp -d)
   cp -a "$dir/." "$snap/"
-  (cd "$dir" && go tool mdatagen metadata.yaml)
+  "$(dirname "$0")/mdatagen.sh" "$dir"
   if ! diff -ru "$snap" "$dir" >"$snap.diff"; then
     echo "stale: $dir differs from what mdatagen generates from $dir/metadata.yaml:"
     head -40 "$snap.diff"
