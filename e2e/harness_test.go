@@ -203,6 +203,7 @@ func startEngine(t *testing.T, job, file string, labels map[string]string) *engi
 	}
 	e, err := demofleet.NewEngine(job, "127.0.0.1:0", path)
 	require.NoError(t, err)
+	e.OpenMetrics = demofleet.SpeaksOpenMetrics(job) // as the real engines answer the receiver
 	require.NoError(t, e.Start())
 	t.Cleanup(func() { _ = e.Stop() })
 	return &engine{Job: job, Addr: e.Addr, Labels: labels, e: e}

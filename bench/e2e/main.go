@@ -60,6 +60,7 @@ func main() {
 	oursEnvFlag := flag.String("ours-env", "", "extra environment for our collector only, comma-separated KEY=VALUE (such as GOGC=50), to measure a runtime setting against the same reference")
 	flag.StringVar(&oursFeatureGates, "ours-feature-gates", "", "--feature-gates for our collector only (such as pdata.useProtoPooling), to measure a collector feature gate against the same reference")
 	refEnvFlag := flag.String("reference-env", "", "extra environment for the reference collector only, as -ours-env (give both the same to measure a setting on both)")
+	flag.BoolVar(&openMetrics, "openmetrics", false, "vLLM and SGLang engines answer in OpenMetrics, as the real ones do when the Prometheus receiver asks (both collectors); the text format otherwise")
 	flag.BoolVar(&oursKeptPages, "ours-kept-pages", false, "an experiment: our collector gets pages that hold only the lines its keep rule keeps (the reference still gets whole pages), to measure what never sending, or skipping before parsing, the rest would save")
 	idleConfig := flag.String("idle-config", "", "print the idle run's configuration of this collector (ours or reference), exporting nowhere, and exit (scripts/resident-pages.py runs a collector under it)")
 	flag.Parse()
@@ -339,6 +340,9 @@ func processors(which string) (string, string, error) {
 	return strings.TrimRight(b.String(), "\n"), "memory_limiter, resource/cluster, transform/identity, transform/modelplane, groupbyattrs/identity, filter/modelplane, batch", nil
 }
 
+// openMetrics is -openmetrics.
+var openMetrics bool
+
 // oursKeptPages is -ours-kept-pages.
 var oursKeptPages bool
 
@@ -369,11 +373,12 @@ func startFleet(engines, gpus int, keep func(metric string) bool) ([]target, fun
 			stop()
 			return nil, nil, err
 		}
+		e.Keep = keep
+		e.OpenMetrics = openMetrics && demofleet.SpeaksOpenMetrics(t.Job)
 		if err := e.Start(); err != nil {
 			stop()
 			return nil, nil, err
 		}
-		e.Keep = keep
 		fleet = append(fleet, e)
 		targets = append(targets, target{Job: t.Job, Addr: e.Addr, Labels: t.Labels})
 	}

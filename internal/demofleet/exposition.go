@@ -1,7 +1,8 @@
 // Package demofleet serves recorded /metrics pages as live engines would: counters,
 // histograms and summaries advance between scrapes, gauges stay. It backs `make run`, the
 // end-to-end tests and the benchmarks, so they see what the Prometheus receiver sees from a
-// real vLLM, SGLang, gateway, endpoint picker or dcgm-exporter.
+// real vLLM, SGLang, gateway, endpoint picker or dcgm-exporter. An engine can answer in
+// OpenMetrics as vLLM and SGLang do when the scraper asks (openmetrics.go).
 package demofleet // import "github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
 
 import (

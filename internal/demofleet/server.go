@@ -24,6 +24,10 @@ type Engine struct {
 	// the rest were never sent or skipped before parsing (bench/e2e -ours-kept-pages).
 	Keep func(metric string) bool
 
+	// OpenMetrics, when set before Start, answers a scrape that accepts OpenMetrics in it, as
+	// vLLM and SGLang (Python's prometheus_client) do; the text format otherwise.
+	OpenMetrics bool
+
 	mu    sync.Mutex
 	round int
 	srv   *http.Server
@@ -56,7 +60,16 @@ func (e *Engine) Start() error {
 		if e.Keep != nil && r.URL.Query().Get("only") == "kept" {
 			body = keepLines(body, e.Keep)
 		}
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		contentType := "text/plain; version=0.0.4; charset=utf-8"
+		if e.OpenMetrics && AcceptsOpenMetrics(r.Header.Get("Accept")) {
+			om, err := OpenMetrics(body)
+			if err != nil {
+				http.Error(w, fmt.Sprintf("demo engine %s: %v", e.Name, err), http.StatusInternalServerError)
+				return
+			}
+			body, contentType = om, ContentTypeOpenMetrics
+		}
+		w.Header().Set("Content-Type", contentType)
 		_, _ = w.Write(body)
 	})
 	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
@@ -108,6 +121,11 @@ func (e *Engine) Stop() error {
 	return nil
 }
 
+// SpeaksOpenMetrics says whether the engine of a job serves /metrics through Python's
+// prometheus_client, which answers in OpenMetrics when the scraper asks: vLLM and SGLang. The
+// others (dcgm-exporter, the gateway, the endpoint picker) always answer in the text format.
+func SpeaksOpenMetrics(job string) bool { return job == "vllm" || job == "sglang" }
+
 // DefaultFleet is the engines of `make run`, at the addresses of the embedded default.
 func DefaultFleet(expositionDir string) ([]*Engine, error) {
 	specs := []struct{ name, addr, file string }{
@@ -121,6 +139,7 @@ func DefaultFleet(expositionDir string) ([]*Engine, error) {
 		if err != nil {
 			return nil, err
 		}
+		e.OpenMetrics = SpeaksOpenMetrics(s.name)
 		out = append(out, e)
 	}
 	return out, nil

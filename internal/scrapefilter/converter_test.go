@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processortest"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
@@ -179,9 +180,22 @@ func TestBadProcessorConfigNamesTheProcessor(t *testing.T) {
 // TestSameSeriesWithAndWithoutTheFilter scrapes the busy node's pages with the Prometheus
 // receiver twice, once with the keep rule the built-ins give, and maps both: the filter must
 // change nothing the mapping processor emits, while the receiver builds far fewer points.
+// vLLM and SGLang answer the receiver in OpenMetrics (counters' families without `_total`,
+// `_created` in the family), so the rule must hold for that format as well as for the text one.
 func TestSameSeriesWithAndWithoutTheFilter(t *testing.T) {
+	for _, om := range []bool{false, true} {
+		t.Run(map[bool]string{false: "text", true: "openmetrics"}[om], func(t *testing.T) {
+			fleet := scrapetest.Fleet(2, 2)
+			for i := range fleet {
+				fleet[i].OpenMetrics = om && demofleet.SpeaksOpenMetrics(fleet[i].Job)
+			}
+			sameSeriesWithAndWithoutTheFilter(t, fleet)
+		})
+	}
+}
+
+func sameSeriesWithAndWithoutTheFilter(t *testing.T, fleet []scrapetest.Target) {
 	ctx := context.Background()
-	fleet := scrapetest.Fleet(2, 2)
 	names, on, err := modelplanemapping.ScrapeSources(confmap.NewFromStringMap(map[string]any{"scrape_filter": true}))
 	require.NoError(t, err)
 	require.True(t, on)

@@ -28,6 +28,9 @@ type Target struct {
 	Job    string
 	File   string // under testdata/exposition
 	Labels map[string]string
+	// OpenMetrics: the engine answers in OpenMetrics, as Python's prometheus_client (vLLM,
+	// SGLang) does when the Prometheus receiver asks, which it does by default.
+	OpenMetrics bool
 }
 
 // ExpositionDir is the repository's testdata/exposition.
@@ -81,6 +84,7 @@ func Scrape(ctx context.Context, targets []Target, metricRelabel ...map[string]a
 		if err != nil {
 			return pmetric.Metrics{}, err
 		}
+		e.OpenMetrics = t.OpenMetrics
 		if err := e.Start(); err != nil {
 			return pmetric.Metrics{}, err
 		}
