@@ -26,7 +26,7 @@ import (
 // (deployment, replica, engine, role, ...), as Kubernetes relabelling would set them.
 type Target struct {
 	Job    string
-	File   string // under testdata/exposition
+	File   string // under testdata/exposition, or an absolute path
 	Labels map[string]string
 	// OpenMetrics: the engine answers in OpenMetrics, as Python's prometheus_client (vLLM,
 	// SGLang) does when the Prometheus receiver asks, which it does by default.
@@ -80,7 +80,11 @@ func Scrape(ctx context.Context, targets []Target, metricRelabel ...map[string]a
 	}()
 	var scrapeConfigs []any
 	for i, t := range targets {
-		e, err := demofleet.NewEngine(t.Job, "127.0.0.1:0", filepath.Join(ExpositionDir(), t.File))
+		file := t.File
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(ExpositionDir(), file)
+		}
+		e, err := demofleet.NewEngine(t.Job, "127.0.0.1:0", file)
 		if err != nil {
 			return pmetric.Metrics{}, err
 		}
