@@ -161,6 +161,30 @@ func TestOTLPDelivery(t *testing.T) {
 		}
 	}
 	assert.ElementsMatch(t, []string{"llama-0", "llama-1"}, replicas, "replicas are separate series")
+
+	// vLLM answers the receiver in OpenMetrics, whose `_created` is a counter's start time;
+	// OTLP carries it to the backend (vllm:num_preemptions_created on the page).
+	created := time.Unix(0, int64(1.7900826114212117e+09*1e9))
+	starts := sink.startTimes("modelplane_requests_preempted_total")
+	require.NotEmpty(t, starts)
+	for _, st := range starts {
+		assert.WithinDuration(t, created, st.AsTime(), time.Millisecond)
+	}
+}
+
+// startTimes lists the start times of every received point of the sum called name.
+func (s *otlpSink) startTimes(name string) []pcommon.Timestamp {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []pcommon.Timestamp
+	for _, md := range s.got {
+		points.WalkNumbers(md, func(_ pcommon.Map, m pmetric.Metric, dp pmetric.NumberDataPoint) {
+			if m.Name() == name && m.Type() == pmetric.MetricTypeSum {
+				out = append(out, dp.StartTimestamp())
+			}
+		})
+	}
+	return out
 }
 
 // tokenProxy sits in front of Prometheus and accepts only the tokens it is told to.
