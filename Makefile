@@ -7,6 +7,9 @@ export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 TAGS         := remove_all_sd,enable_kubernetes_sd,grpcnotrace
 BIN          := bin
 COLLECTOR    := $(BIN)/otelcol-modelplane
+# The same collector for linux/arm64 (Grace GPU nodes), cross-compiled with cgo.
+COLLECTOR_ARM64 := $(BIN)/linux-arm64/otelcol-modelplane
+CROSS_CC     := aarch64-linux-gnu-gcc
 TOOLS        := $(CURDIR)/.cache/bin
 BUILDER      := $(TOOLS)/builder
 BUILDER_VER  := v0.161.0
@@ -15,12 +18,15 @@ BENCHSTAT    := $(TOOLS)/benchstat
 MDATAGEN_DIRS := $(dir $(wildcard processor/*/metadata.yaml receiver/*/metadata.yaml))
 GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find internal processor -name '*.yaml')
 
-.PHONY: all build gpu-check image install run bench-e2e perf-e2e test test-unit test-race e2e-deps generate check-generated lint bench tools clean
+.PHONY: all build build-arm64 cross-deps gpu-check image image-multiarch install run bench-e2e perf-e2e test test-unit test-race e2e-deps generate check-generated lint bench tools clean
 
 all: build
 
 $(COLLECTOR): $(GO_SOURCES)
 	$(GO) build -trimpath -ldflags='-s -w' -tags $(TAGS) -o $@ ./cmd/otelcol-modelplane
+
+$(COLLECTOR_ARM64): $(GO_SOURCES) | cross-deps
+	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=$(CROSS_CC) $(GO) build -trimpath -ldflags='-s -w' -tags $(TAGS) -o $@ ./cmd/otelcol-modelplane
 
 $(BIN)/gpu-check: $(GO_SOURCES)
 	$(GO) build -trimpath -ldflags='-s -w' -o $@ ./cmd/gpu-check
@@ -31,6 +37,9 @@ $(BIN)/demo-engines: $(GO_SOURCES)
 ## build: the collector binary, stripped, with the build tags of the distribution
 build: $(COLLECTOR)
 
+## build-arm64: the collector for linux/arm64 (Grace Hopper and Grace Blackwell GPU nodes)
+build-arm64: $(COLLECTOR_ARM64)
+
 ## gpu-check: build the collector and gpu-check, then read this host's GPUs through the dcgm
 ## receiver and the whole collector (needs the NVIDIA driver; docs in receiver/dcgmreceiver)
 gpu-check: $(COLLECTOR) $(BIN)/gpu-check
@@ -40,6 +49,12 @@ gpu-check: $(COLLECTOR) $(BIN)/gpu-check
 image: $(COLLECTOR)
 	$(GO) run ./deploy/image -binary $(COLLECTOR) -out dist/otelcol-modelplane.tar -version $$(git describe --always --dirty 2>/dev/null || echo dev)
 	@echo "load it with: docker load -i dist/otelcol-modelplane.tar   (or: crane push dist/otelcol-modelplane.tar REGISTRY/otelcol-modelplane:TAG)"
+
+## image-multiarch: linux/amd64 and linux/arm64 images under one index, an OCI image layout
+## folder in dist/ (push it with crane or skopeo; one tag then serves x86 and Grace nodes)
+image-multiarch: $(COLLECTOR) $(COLLECTOR_ARM64)
+	$(GO) run ./deploy/image -binary $(COLLECTOR) -binary $(COLLECTOR_ARM64) -out dist/otelcol-modelplane-oci -version $$(git describe --always --dirty 2>/dev/null || echo dev)
+	@echo "push it with: crane push dist/otelcol-modelplane-oci REGISTRY/otelcol-modelplane:TAG   (or: skopeo copy --all oci:dist/otelcol-modelplane-oci docker://REGISTRY/otelcol-modelplane:TAG)"
 
 PREFIX ?= /usr/local
 
@@ -68,8 +83,8 @@ run: $(COLLECTOR) $(BIN)/demo-engines
 ## test: every test, from a clean clone (installs the tools it needs)
 test: check-generated lint test-unit test-race
 
-test-unit: $(COLLECTOR) e2e-deps
-	OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) $(GO) test -tags $(TAGS) -count=1 -timeout 25m ./...
+test-unit: $(COLLECTOR) $(COLLECTOR_ARM64) e2e-deps
+	OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) OTELCOL_MODELPLANE_BIN_ARM64=$(CURDIR)/$(COLLECTOR_ARM64) $(GO) test -tags $(TAGS) -count=1 -timeout 25m ./...
 
 ## test-race: the in-process tests again under the race detector (the end-to-end tests drive
 ## the collector as a separate process, so they are left out)
@@ -81,6 +96,13 @@ e2e-deps:
 	@command -v prometheus >/dev/null || { \
 	  echo "installing Debian's prometheus package for the end-to-end tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null; }
+
+## cross-deps: Debian's arm64 cross compiler and C library, and qemu-user to run arm64 binaries
+## here (run as root, as CI does)
+cross-deps:
+	@command -v $(CROSS_CC) >/dev/null && command -v qemu-aarch64 >/dev/null && test -e /usr/aarch64-linux-gnu/lib/libc.so.6 || { \
+	  echo "installing Debian's arm64 cross toolchain and qemu-user"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user >/dev/null; }
 
 $(BUILDER):
 	GOBIN=$(TOOLS) GOFLAGS=-mod=mod $(GO) install go.opentelemetry.io/collector/cmd/builder@$(BUILDER_VER)

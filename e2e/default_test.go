@@ -4,16 +4,36 @@ import (
 	"bufio"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // What `make run` does: the collector with no --config runs its embedded default against
 // local engines (here on other ports, through the documented environment variables) and
 // serves only modelplane_* series on its Prometheus endpoint, with no GPU on the machine.
 func TestEmbeddedDefault(t *testing.T) {
+	checkEmbeddedDefault(t, collectorBin)
+}
+
+// The same on linux/arm64 (Grace GPU nodes): the cross-compiled collector, run here under
+// qemu-user with the arm64 C library of Debian's cross toolchain, does the whole job.
+func TestEmbeddedDefaultOnArm64(t *testing.T) {
+	bin := os.Getenv("OTELCOL_MODELPLANE_BIN_ARM64")
+	if bin == "" {
+		t.Skip("OTELCOL_MODELPLANE_BIN_ARM64 not set: run through `make test`, which cross-builds it")
+	}
+	qemu, err := exec.LookPath("qemu-aarch64")
+	require.NoError(t, err, "qemu-aarch64 (Debian's qemu-user, `make cross-deps`)")
+	checkEmbeddedDefault(t, qemu, "-L", "/usr/aarch64-linux-gnu", bin)
+}
+
+// checkEmbeddedDefault runs command with no --config against local engines and checks
+// what it serves and logs.
+func checkEmbeddedDefault(t *testing.T, command string, args ...string) {
 	vllm := startEngine(t, "vllm", "vllm.prom", nil)
 	sglang := startEngine(t, "sglang", "sglang.prom", nil)
 	dcgm := startEngine(t, "dcgm-exporter", "dcgm-exporter.prom", nil)
@@ -22,7 +42,7 @@ func TestEmbeddedDefault(t *testing.T) {
 		"MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_SGLANG_TARGET="+sglang.Addr,
 		"MODELPLANE_DCGM_EXPORTER_TARGET="+dcgm.Addr, "MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint,
 		"MODELPLANE_SCRAPE_INTERVAL=1s", "MODELPLANE_CLUSTER=laptop")
-	p := startWithEnv(t, env, collectorBin)
+	p := startWithEnv(t, env, command, args...)
 	var names map[string]bool
 	eventually(t, "modelplane_ series on the embedded default's endpoint", func() bool {
 		names = map[string]bool{}

@@ -5,6 +5,12 @@
 // `docker load -i` and `crane push` accept the archive.
 //
 //	go run ./deploy/image -binary bin/otelcol-modelplane -out dist/otelcol-modelplane.tar
+//
+// Given a binary per architecture (-binary repeated; each one's platform is read from its ELF
+// header), it writes one image per platform under an OCI image index, as an OCI image layout
+// folder: what a DaemonSet spanning x86 and Grace (arm64) GPU nodes pulls by one reference.
+//
+//	go run ./deploy/image -binary bin/otelcol-modelplane -binary bin/linux-arm64/otelcol-modelplane -out dist/otelcol-modelplane-oci
 package main
 
 import (
@@ -17,12 +23,14 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
@@ -33,42 +41,101 @@ const (
 	imgUser = "65532:65532"
 )
 
+// binaries is the repeatable -binary flag.
+type binaries []string
+
+func (b *binaries) String() string     { return strings.Join(*b, ",") }
+func (b *binaries) Set(v string) error { *b = append(*b, v); return nil }
+
 func main() {
-	binary := flag.String("binary", "bin/otelcol-modelplane", "the collector binary")
-	out := flag.String("out", "dist/otelcol-modelplane.tar", "the image archive to write")
+	var bins binaries
+	flag.Var(&bins, "binary", "the collector binary (default bin/otelcol-modelplane); repeat it with one binary per architecture for a multi-platform image")
+	out := flag.String("out", "dist/otelcol-modelplane.tar", "the image archive to write; with several binaries, the OCI image layout folder")
 	tag := flag.String("tag", "ghcr.io/modelplaneai/otelcol-modelplane:dev", "the image reference recorded in the archive")
 	version := flag.String("version", "dev", "org.opencontainers.image.version")
 	flag.Parse()
-	if err := build(*binary, *out, *tag, *version); err != nil {
+	if len(bins) == 0 {
+		bins = binaries{"bin/otelcol-modelplane"}
+	}
+	if err := build(bins, *out, *tag, *version); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func build(binary, out, tag, version string) error {
+// build writes one binary's image as an archive that `docker load` reads, or several
+// binaries' images, one per platform, under an index in an OCI image layout folder.
+func build(bins []string, out, tag, version string) error {
 	ref, err := name.ParseReference(tag)
 	if err != nil {
 		return fmt.Errorf("tag %q: %w", tag, err)
 	}
-	base, err := baseLayer()
+	if len(bins) == 1 {
+		img, _, err := image(bins[0], version)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return tarball.WriteToFile(out, ref, img)
+	}
+	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
+	seen := map[string]string{}
+	for _, bin := range bins {
+		img, platform, err := image(bin, version)
+		if err != nil {
+			return err
+		}
+		if other, dup := seen[platform.String()]; dup {
+			return fmt.Errorf("-binary %s and %s are both %s: one binary per platform", other, bin, platform)
+		}
+		seen[platform.String()] = bin
+		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: platform}})
+	}
+	if err := os.RemoveAll(out); err != nil {
+		return err
+	}
+	// The layout's own index.json names one thing, the multi-platform index, so that
+	// `crane push DIR REF` pushes it whole under one reference.
+	lp, err := layout.Write(out, empty.Index)
 	if err != nil {
 		return err
 	}
-	libs, err := libraryLayer(binary)
+	return lp.AppendIndex(idx, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": ref.String()}))
+}
+
+// image is the image of one binary, for the platform its ELF header names.
+func image(binary, version string) (v1.Image, *v1.Platform, error) {
+	platform, err := platformOf(binary)
 	if err != nil {
-		return err
+		return nil, nil, err
+	}
+	base, err := baseLayer()
+	if err != nil {
+		return nil, nil, err
+	}
+	libs, err := libraryLayer(binary, platform)
+	if err != nil {
+		return nil, nil, err
 	}
 	app, err := fileLayer(map[string]string{"otelcol-modelplane": binary}, 0o755)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	img, err := mutate.AppendLayers(mutate.MediaType(empty.Image, types.OCIManifestSchema1), base, libs, app)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
 	cf, err := img.ConfigFile()
 	if err != nil {
-		return err
+		return nil, nil, err
+	}
+	cf = cf.DeepCopy()
+	cf.OS, cf.Architecture = platform.OS, platform.Architecture
+	img, err = mutate.ConfigFile(img, cf)
+	if err != nil {
+		return nil, nil, err
 	}
 	cfg := cf.Config
 	cfg.Entrypoint = []string{"/otelcol-modelplane"}
@@ -85,17 +152,38 @@ func build(binary, out, tag, version string) error {
 	cfg.ExposedPorts = map[string]struct{}{"9464/tcp": {}, "13133/tcp": {}, "4317/tcp": {}, "4318/tcp": {}}
 	img, err = mutate.Config(img, cfg)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	img, err = mutate.CreatedAt(img, v1.Time{Time: time.Unix(0, 0).UTC()})
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return err
-	}
-	return tarball.WriteToFile(out, ref, img)
+	return img, platform, err
 }
+
+// platformOf reads the binary's platform from its ELF header.
+func platformOf(binary string) (*v1.Platform, error) {
+	f, err := elf.Open(binary)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", binary, err)
+	}
+	defer f.Close()
+	switch f.Machine {
+	case elf.EM_X86_64:
+		return &v1.Platform{OS: "linux", Architecture: "amd64"}, nil
+	case elf.EM_AARCH64:
+		return &v1.Platform{OS: "linux", Architecture: "arm64"}, nil
+	}
+	return nil, fmt.Errorf("%s: ELF machine %s: the image is built for linux/amd64 and linux/arm64 only", binary, f.Machine)
+}
+
+// libraryDirs is where this machine keeps the shared libraries of each platform: its own,
+// and the arm64 ones of Debian's cross toolchain (libc6-arm64-cross) on an x86 machine.
+var libraryDirs = map[string][]string{
+	"amd64": {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64"},
+	"arm64": {"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/aarch64-linux-gnu/lib"},
+}
+
+// imageLibraryDir is where the image keeps them: Debian's multiarch folder, which its
+// dynamic loader searches.
+var imageLibraryDir = map[string]string{"amd64": "lib/x86_64-linux-gnu", "arm64": "lib/aarch64-linux-gnu"}
 
 // baseLayer is the root file system: a non-root user, CA certificates, /tmp.
 func baseLayer() (v1.Layer, error) {
@@ -140,7 +228,7 @@ func baseLayer() (v1.Layer, error) {
 
 // libraryLayer holds the shared libraries the binary needs (cgo links libc; NVML itself is
 // loaded with dlopen from the host's driver), found from its ELF dynamic section.
-func libraryLayer(binary string) (v1.Layer, error) {
+func libraryLayer(binary string, platform *v1.Platform) (v1.Layer, error) {
 	f, err := elf.Open(binary)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", binary, err)
@@ -161,22 +249,33 @@ func libraryLayer(binary string) (v1.Layer, error) {
 			interp = strings.TrimRight(string(data), "\x00")
 		}
 	}
-	if interp != "" {
-		files[strings.TrimPrefix(interp, "/")] = interp
-	}
-	for _, lib := range needed {
-		found := false
-		for _, dir := range []string{"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/lib64", "/lib"} {
-			p := filepath.Join(dir, lib)
-			if _, err := os.Stat(p); err == nil {
-				files[strings.TrimPrefix(p, "/")] = p
-				found = true
-				break
+	// find looks a library up among this machine's folders for the platform.
+	find := func(lib string) (string, error) {
+		for _, dir := range libraryDirs[platform.Architecture] {
+			if p := filepath.Join(dir, lib); fileExists(p) {
+				return p, nil
 			}
 		}
-		if !found {
-			return nil, fmt.Errorf("%s needs %s, which is not on this machine", binary, lib)
+		return "", fmt.Errorf("%s (%s) needs %s, which is in none of %v on this machine (for arm64: Debian's libc6-arm64-cross, `make cross-deps`)",
+			binary, platform, lib, libraryDirs[platform.Architecture])
+	}
+	if interp != "" {
+		// The loader goes where the binary says; on a machine of another architecture it is
+		// among that platform's libraries.
+		src := interp
+		if !fileExists(src) || platform.Architecture != runtime.GOARCH {
+			if src, err = find(filepath.Base(interp)); err != nil {
+				return nil, err
+			}
 		}
+		files[strings.TrimPrefix(interp, "/")] = src
+	}
+	for _, lib := range needed {
+		src, err := find(lib)
+		if err != nil {
+			return nil, err
+		}
+		files[filepath.Join(imageLibraryDir[platform.Architecture], lib)] = src
 	}
 	return fileLayer(files, 0o755)
 }
@@ -214,6 +313,11 @@ func fileLayer(files map[string]string, mode int64) (v1.Layer, error) {
 		return nil, err
 	}
 	return layerFrom(buf.Bytes())
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 func layerFrom(data []byte) (v1.Layer, error) {
