@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/internal/units"
@@ -71,9 +72,23 @@ func runReference(t testing.TB, procs map[string]any, in pmetric.Metrics) pmetri
 }
 
 // The shared expositions, as the Prometheus receiver emits them, give the same series
-// through our processor and through the reference chain, except the reference's defects.
+// through our processor and through the reference chain, except the reference's defects:
+// with every page in the text format, and with vLLM and SGLang answering in OpenMetrics, as
+// they do when the receiver asks (start times from `_created`, no `_created` gauges).
 func TestParityOnSharedExpositions(t *testing.T) {
-	in, err := scrapetest.Scrape(context.Background(), scrapetest.Fleet(4, 4))
+	for _, om := range []bool{false, true} {
+		t.Run(map[bool]string{false: "text", true: "openmetrics"}[om], func(t *testing.T) {
+			fleet := scrapetest.Fleet(4, 4)
+			for i := range fleet {
+				fleet[i].OpenMetrics = om && demofleet.SpeaksOpenMetrics(fleet[i].Job)
+			}
+			parityOnSharedExpositions(t, fleet)
+		})
+	}
+}
+
+func parityOnSharedExpositions(t *testing.T, fleet []scrapetest.Target) {
+	in, err := scrapetest.Scrape(context.Background(), fleet)
 	require.NoError(t, err)
 	require.Positive(t, in.DataPointCount())
 
