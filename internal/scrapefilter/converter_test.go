@@ -22,7 +22,6 @@ import (
 	"go.opentelemetry.io/collector/processor/processortest"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
@@ -186,8 +185,8 @@ func TestSameSeriesWithAndWithoutTheFilter(t *testing.T) {
 	for _, om := range []bool{false, true} {
 		t.Run(map[bool]string{false: "text", true: "openmetrics"}[om], func(t *testing.T) {
 			fleet := scrapetest.Fleet(2, 2)
-			for i := range fleet {
-				fleet[i].OpenMetrics = om && demofleet.SpeaksOpenMetrics(fleet[i].Job)
+			if om {
+				fleet = scrapetest.AsEnginesAnswer(fleet)
 			}
 			sameSeriesWithAndWithoutTheFilter(t, fleet)
 		})

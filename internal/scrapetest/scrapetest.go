@@ -64,6 +64,17 @@ func Fleet(engines, gpus int) []Target {
 	return ts
 }
 
+// AsEnginesAnswer returns the targets with OpenMetrics on where the real engine answers the
+// Prometheus receiver in it (vLLM, SGLang), and off elsewhere; Fleet's targets answer in the
+// text format.
+func AsEnginesAnswer(targets []Target) []Target {
+	out := append([]Target(nil), targets...)
+	for i := range out {
+		out[i].OpenMetrics = demofleet.SpeaksOpenMetrics(out[i].Job)
+	}
+	return out
+}
+
 // Scrape serves every target from a demo engine on loopback, scrapes each once with the
 // Prometheus receiver, and returns one pmetric.Metrics holding all scrapes. Each scrape job
 // gets the given metric_relabel_configs entries.

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
 )
 
@@ -21,16 +20,10 @@ var instanceID = regexp.MustCompile(`service\.instance\.id=[^,}]*,?`)
 // instead of a gauge of its own. The mapped series must be the same as from the text format,
 // and the start times OpenMetrics gives must survive the mapping.
 func TestOpenMetricsAndTextMapAlike(t *testing.T) {
-	fleet := func(om bool) []scrapetest.Target {
-		ts := scrapetest.Fleet(2, 2)
-		for i := range ts {
-			ts[i].OpenMetrics = om && demofleet.SpeaksOpenMetrics(ts[i].Job)
-		}
-		return ts
-	}
-	text, err := scrapetest.Scrape(context.Background(), fleet(false))
+	fleet := scrapetest.Fleet(2, 2)
+	text, err := scrapetest.Scrape(context.Background(), fleet)
 	require.NoError(t, err)
-	om, err := scrapetest.Scrape(context.Background(), fleet(true))
+	om, err := scrapetest.Scrape(context.Background(), scrapetest.AsEnginesAnswer(fleet))
 	require.NoError(t, err)
 	fromText, fromOM := runOnce(t, ourChainConfig(t), text), runOnce(t, ourChainConfig(t), om)
 

@@ -13,7 +13,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/internal/units"
@@ -79,8 +78,8 @@ func TestParityOnSharedExpositions(t *testing.T) {
 	for _, om := range []bool{false, true} {
 		t.Run(map[bool]string{false: "text", true: "openmetrics"}[om], func(t *testing.T) {
 			fleet := scrapetest.Fleet(4, 4)
-			for i := range fleet {
-				fleet[i].OpenMetrics = om && demofleet.SpeaksOpenMetrics(fleet[i].Job)
+			if om {
+				fleet = scrapetest.AsEnginesAnswer(fleet)
 			}
 			parityOnSharedExpositions(t, fleet)
 		})
