@@ -186,3 +186,18 @@ func keys[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// A multi-platform build refuses two binaries of one platform and an archive name for its
+// folder, naming the flag and the values.
+func TestMultiPlatformBadInput(t *testing.T) {
+	self := os.Args[0] // this test binary: an ELF for this machine's platform
+	err := build([]string{self, self}, filepath.Join(t.TempDir(), "oci"), "example.com/x:1", "test")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "-binary "+self+" and "+self+" are both linux/")
+	err = build([]string{self, self}, "dist/otelcol-modelplane.tar", "example.com/x:1", "test")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "-out dist/otelcol-modelplane.tar: with several -binary, the output is a folder")
+	err = build([]string{"/etc/passwd"}, filepath.Join(t.TempDir(), "x.tar"), "example.com/x:1", "test")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "/etc/passwd")
+}

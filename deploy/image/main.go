@@ -79,6 +79,9 @@ func build(bins []string, out, tag, version string) error {
 		}
 		return tarball.WriteToFile(out, ref, img)
 	}
+	if strings.HasSuffix(out, ".tar") {
+		return fmt.Errorf("-out %s: with several -binary, the output is a folder (an OCI image layout), not an archive", out)
+	}
 	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
 	seen := map[string]string{}
 	for _, bin := range bins {
