@@ -186,3 +186,21 @@ func TestEngineNegotiatesOpenMetrics(t *testing.T) {
 	assert.Contains(t, body, "# TYPE vllm:prompt_tokens_total counter\n")
 	assert.NotContains(t, body, "# EOF")
 }
+
+// FuzzOpenMetrics: any page is rewritten or refused with an error, never a panic, and a
+// rewritten page ends as OpenMetrics requires.
+func FuzzOpenMetrics(f *testing.F) {
+	for _, file := range []string{"vllm.prom", "sglang.prom", "dcgm-exporter.prom"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "exposition", file))
+		require.NoError(f, err)
+		f.Add(data)
+	}
+	f.Add([]byte("# TYPE a_total counter\na_total{x=\"1\\\"\"} 1\n# TYPE a_created gauge\na_created{x=\"1\\\"\"} 2\n"))
+	f.Add([]byte("# TYPE a gauge\na{"))
+	f.Fuzz(func(t *testing.T, page []byte) {
+		om, err := OpenMetrics(page)
+		if err == nil {
+			assert.True(t, strings.HasSuffix(string(om), "# EOF\n"))
+		}
+	})
+}
