@@ -3,6 +3,7 @@ package scrapefilter
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -221,6 +222,25 @@ func sameSeriesWithAndWithoutTheFilter(t *testing.T, fleet []scrapetest.Target) 
 	// Two scrapes of counters that advance per scrape, from engines on new ports: compare
 	// the series (name, type, unit, resource and point attributes), not values or ports.
 	assert.Equal(t, series(want), series(got))
+	// The keep rule keeps `_created`, which OpenMetrics makes the counters' start times.
+	wantStarts, gotStarts := sumStarts(want), sumStarts(got)
+	assert.Equal(t, wantStarts, gotStarts)
+	if slices.ContainsFunc(fleet, func(t scrapetest.Target) bool { return t.OpenMetrics }) {
+		assert.Contains(t, slices.Collect(maps.Values(gotStarts)), true, "OpenMetrics gives start times")
+	}
+}
+
+// sumStarts says, for every point of every sum, whether it has a start time.
+func sumStarts(md pmetric.Metrics) map[string]bool {
+	out := map[string]bool{}
+	points.WalkNumbers(md, func(res pcommon.Map, m pmetric.Metric, dp pmetric.NumberDataPoint) {
+		if m.Type() == pmetric.MetricTypeSum {
+			raw := res.AsRaw()
+			delete(raw, "service.instance.id")
+			out[fmt.Sprintf("%s %v %v", m.Name(), raw, dp.Attributes().AsRaw())] = dp.StartTimestamp() != 0
+		}
+	})
+	return out
 }
 
 // series lists every point of md as one sorted line: metric name, type, unit, and the
