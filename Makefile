@@ -58,9 +58,13 @@ image-multiarch: $(COLLECTOR) $(COLLECTOR_ARM64)
 
 PREFIX ?= /usr/local
 
+# The binary install puts in place: INSTALL_BINARY=$(COLLECTOR_ARM64) stages a Grace (arm64)
+# host's install from an x86 machine (with DESTDIR).
+INSTALL_BINARY ?= $(COLLECTOR)
+
 ## install: binary, systemd unit, config and mapping folder for a GPU host (honours DESTDIR)
-install: $(COLLECTOR)
-	install -D -m 0755 $(COLLECTOR) $(DESTDIR)$(PREFIX)/bin/otelcol-modelplane
+install: $(INSTALL_BINARY)
+	install -D -m 0755 $(INSTALL_BINARY) $(DESTDIR)$(PREFIX)/bin/otelcol-modelplane
 	install -D -m 0644 deploy/standalone/otelcol-modelplane.service $(DESTDIR)/etc/systemd/system/otelcol-modelplane.service
 	install -d -m 0755 $(DESTDIR)/etc/otelcol-modelplane/mappings
 	@# Never overwrite a config or mappings the host already has.

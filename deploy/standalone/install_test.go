@@ -3,6 +3,7 @@
 package standalone
 
 import (
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,18 @@ func TestMakeInstall(t *testing.T) {
 	require.NoError(t, err, string(out))
 	for _, f := range []string{"usr/local/bin/otelcol-modelplane", "etc/systemd/system/otelcol-modelplane.service", "etc/otelcol-modelplane/config.yaml", "etc/otelcol-modelplane/mappings/example.yaml"} {
 		assert.FileExists(t, filepath.Join(dest, f))
+	}
+
+	// The same install staged for a Grace (arm64) host, from this machine.
+	if arm := os.Getenv("OTELCOL_MODELPLANE_BIN_ARM64"); arm != "" {
+		stage := t.TempDir()
+		out, err := exec.Command("make", "-C", filepath.Join("..", ".."), "--no-print-directory", "install", "DESTDIR="+stage, "INSTALL_BINARY="+arm).CombinedOutput()
+		require.NoError(t, err, string(out))
+		f, err := elf.Open(filepath.Join(stage, "usr/local/bin/otelcol-modelplane"))
+		require.NoError(t, err)
+		assert.Equal(t, elf.EM_AARCH64, f.Machine)
+		require.NoError(t, f.Close())
+		assert.FileExists(t, filepath.Join(stage, "etc/systemd/system/otelcol-modelplane.service"))
 	}
 
 	// A second install keeps the host's own config.
