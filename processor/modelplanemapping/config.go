@@ -41,6 +41,12 @@ type Config struct {
 	// builds data that this processor would drop. Needs drop_unmapped. When a reloaded mapping
 	// file reads a new metric, otelcol-modelplane reloads its configuration to rebuild the rule.
 	ScrapeFilter bool `mapstructure:"scrape_filter"`
+	// OTLPNames lets mappings, which name metrics as a Prometheus page spells them, also read
+	// metrics pushed over OTLP under their OpenTelemetry names: such a metric is matched by the
+	// name the OpenTelemetry Prometheus exporters give it (gen_ai.server.request.duration in
+	// seconds as gen_ai_server_request_duration_seconds), and label rules see its attributes
+	// under the same translated keys. Off by default, as in the reference, which drops them.
+	OTLPNames bool `mapstructure:"otlp_names"`
 }
 
 // BuiltinSelection is `builtin: true|false` or `builtin: [name, ...]`.

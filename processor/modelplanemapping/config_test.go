@@ -44,6 +44,7 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, 5*time.Second, cfg.ReloadInterval)
 	assert.False(t, cfg.Identity.Enabled)
 	assert.False(t, cfg.DropUnmapped)
+	assert.True(t, cfg.OTLPNames)
 	require.Len(t, cfg.Mappings, 1)
 	assert.Equal(t, []metricmapping.Label{{Name: "reason", From: "finish_reason", Values: map[string]string{"eos": "stop"}}}, cfg.Mappings[0].Metrics[1].Labels)
 

@@ -65,7 +65,7 @@ func newProcessor(set processor.Settings, cfg *Config) (*mappingProcessor, error
 		cfg:       cfg,
 		logger:    set.Logger,
 		telemetry: tb,
-		opts:      rules.Options{DropUnmapped: cfg.DropUnmapped},
+		opts:      rules.Options{DropUnmapped: cfg.DropUnmapped, OTLPNames: cfg.OTLPNames},
 		stop:      make(chan struct{}),
 		idOpts:    []metric.AddOption{processorAttrs(set.ID)},
 		idObserve: []metric.ObserveOption{processorAttrs(set.ID)},

@@ -47,6 +47,10 @@ type Stats struct {
 type Options struct {
 	// DropUnmapped removes every metric whose final name is not modelplane_*.
 	DropUnmapped bool
+	// OTLPNames looks a metric whose name is not a Prometheus name up under the name the
+	// OpenTelemetry Prometheus exporters give it; when a mapping reads it, it takes that name
+	// and its attribute keys are translated the same way (otlpnames.go).
+	OTLPNames bool
 }
 
 // Apply runs the set over every metric of md in place: part extraction, unit conversion,
@@ -77,6 +81,14 @@ func (s *Set) applyScope(ms pmetric.MetricSlice, opts Options, st *Stats) {
 			st.In += points
 		}
 		p, ok := s.lookup(m.Name())
+		if !ok && opts.OTLPNames && !isPrometheusName(m.Name()) {
+			if name, valid := prometheusName(m); valid {
+				if p, ok = s.lookup(name); ok {
+					m.SetName(name)
+					translateAttributeKeys(m)
+				}
+			}
+		}
 		if ok {
 			st.Mapped += points
 			if !s.applyPlan(m, k, p, ms, st) {
