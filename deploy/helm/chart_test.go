@@ -387,29 +387,13 @@ func serveSelfTelemetry(t *testing.T) {
 		} `json:"service"`
 	}
 	require.NoError(t, yaml.Unmarshal([]byte(cm.Data["config.yaml"]), &rendered))
-	cfg, err := yaml.Marshal(map[string]any{
+	startRenderedCollector(t, bin, map[string]any{
 		"receivers": map[string]any{"dcgm": map[string]any{"collection_interval": "1s", "pod_resources_socket": "/nonexistent"}},
 		"exporters": map[string]any{"debug": map[string]any{}},
 		"service": map[string]any{
 			"telemetry": rendered.Service.Telemetry,
 			"pipelines": map[string]any{"metrics": map[string]any{"receivers": []string{"dcgm"}, "exporters": []string{"debug"}}},
 		},
-	})
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	require.NoError(t, os.WriteFile(path, cfg, 0o644))
-
-	var log bytes.Buffer
-	cmd := exec.Command(bin, "--config="+path)
-	cmd.Env = append(os.Environ(), "POD_IP=127.0.0.1", "NODE_NAME=node-1")
-	cmd.Stdout, cmd.Stderr = &log, &log
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("collector output:\n%s", log.String())
-		}
 	})
 	url := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
 	var page string
@@ -425,6 +409,28 @@ func serveSelfTelemetry(t *testing.T) {
 	}, 30*time.Second, 100*time.Millisecond, "the collector's own metrics at %s", url)
 	// No GPU on this machine: the receiver reports none, which is what an alert would watch.
 	assert.Contains(t, page, `otelcol_receiver_dcgm_gpus{receiver="dcgm"} 0`)
+}
+
+// startRenderedCollector runs the collector on cfg, parts of the chart's rendered config, with
+// the environment the DaemonSet gives it (the pod IP here 127.0.0.1), until the test ends.
+func startRenderedCollector(t *testing.T, bin string, cfg map[string]any) {
+	t.Helper()
+	data, err := yaml.Marshal(cfg)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	var log bytes.Buffer
+	cmd := exec.Command(bin, "--config="+path)
+	cmd.Env = append(os.Environ(), "POD_IP=127.0.0.1", "NODE_NAME=node-1")
+	cmd.Stdout, cmd.Stderr = &log, &log
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("collector output:\n%s", log.String())
+		}
+	})
 }
 
 // The dashboards ConfigMap carries deploy/grafana's dashboards as they are, under the label a

@@ -7,8 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -120,7 +118,7 @@ func pushThroughRenderedConfig(t *testing.T) {
 	out, err := renderValues(t, fmt.Sprintf("otlp: {enabled: true, grpcPort: %d, httpPort: %d}\n", grpcPort, httpPort))
 	require.NoError(t, err)
 	rendered := renderedConfig(t, out)
-	cfg, err := yaml.Marshal(map[string]any{
+	startRenderedCollector(t, bin, map[string]any{
 		"receivers":  map[string]any{"otlp": dig(rendered, "receivers", "otlp")},
 		"processors": map[string]any{"modelplane_mapping": dig(rendered, "processors", "modelplane_mapping")},
 		"exporters":  map[string]any{"prometheus": map[string]any{"endpoint": fmt.Sprintf("127.0.0.1:%d", promPort)}},
@@ -130,21 +128,6 @@ func pushThroughRenderedConfig(t *testing.T) {
 				"receivers": []string{"otlp"}, "processors": []string{"modelplane_mapping"}, "exporters": []string{"prometheus"},
 			}},
 		},
-	})
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	require.NoError(t, os.WriteFile(path, cfg, 0o644))
-	var log bytes.Buffer
-	cmd := exec.Command(bin, "--config="+path)
-	cmd.Env = append(os.Environ(), "POD_IP=127.0.0.1", "NODE_NAME=node-1")
-	cmd.Stdout, cmd.Stderr = &log, &log
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("collector output:\n%s", log.String())
-		}
 	})
 
 	md := pmetric.NewMetrics()

@@ -183,15 +183,7 @@ func TestBadProcessorConfigNamesTheProcessor(t *testing.T) {
 // vLLM and SGLang answer the receiver in OpenMetrics (counters' families without `_total`,
 // `_created` in the family), so the rule must hold for that format as well as for the text one.
 func TestSameSeriesWithAndWithoutTheFilter(t *testing.T) {
-	for _, om := range []bool{false, true} {
-		t.Run(map[bool]string{false: "text", true: "openmetrics"}[om], func(t *testing.T) {
-			fleet := scrapetest.Fleet(2, 2)
-			if om {
-				fleet = scrapetest.AsEnginesAnswer(fleet)
-			}
-			sameSeriesWithAndWithoutTheFilter(t, fleet)
-		})
-	}
+	scrapetest.InBothFormats(t, scrapetest.Fleet(2, 2), sameSeriesWithAndWithoutTheFilter)
 }
 
 func sameSeriesWithAndWithoutTheFilter(t *testing.T, fleet []scrapetest.Target) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"testing"
 	"time"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/prometheusreceiver"
@@ -73,6 +74,13 @@ func AsEnginesAnswer(targets []Target) []Target {
 		out[i].OpenMetrics = demofleet.SpeaksOpenMetrics(out[i].Job)
 	}
 	return out
+}
+
+// InBothFormats runs f as two subtests: on the targets as given ("text") and as the real
+// engines answer the receiver ("openmetrics", AsEnginesAnswer).
+func InBothFormats(t *testing.T, targets []Target, f func(t *testing.T, targets []Target)) {
+	t.Run("text", func(t *testing.T) { f(t, targets) })
+	t.Run("openmetrics", func(t *testing.T) { f(t, AsEnginesAnswer(targets)) })
 }
 
 // Scrape serves every target from a demo engine on loopback, scrapes each once with the

@@ -75,15 +75,7 @@ func runReference(t testing.TB, procs map[string]any, in pmetric.Metrics) pmetri
 // with every page in the text format, and with vLLM and SGLang answering in OpenMetrics, as
 // they do when the receiver asks (start times from `_created`, no `_created` gauges).
 func TestParityOnSharedExpositions(t *testing.T) {
-	for _, om := range []bool{false, true} {
-		t.Run(map[bool]string{false: "text", true: "openmetrics"}[om], func(t *testing.T) {
-			fleet := scrapetest.Fleet(4, 4)
-			if om {
-				fleet = scrapetest.AsEnginesAnswer(fleet)
-			}
-			parityOnSharedExpositions(t, fleet)
-		})
-	}
+	scrapetest.InBothFormats(t, scrapetest.Fleet(4, 4), parityOnSharedExpositions)
 }
 
 func parityOnSharedExpositions(t *testing.T, fleet []scrapetest.Target) {
