@@ -45,6 +45,23 @@ func render(t *testing.T, values chartutil.Values) (map[string]string, error) {
 	return renderChart(ch, values)
 }
 
+// renderValues renders the chart with values written as YAML.
+func renderValues(t *testing.T, values string) (map[string]string, error) {
+	t.Helper()
+	v, err := chartutil.ReadValues([]byte(values))
+	require.NoError(t, err)
+	return render(t, v)
+}
+
+// freeLoopbackPort is a port on 127.0.0.1 that nothing listens on now.
+func freeLoopbackPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
 func renderChart(ch *chart.Chart, values chartutil.Values) (map[string]string, error) {
 	opts := chartutil.ReleaseOptions{Name: "omp", Namespace: "modelplane-system", Revision: 1, IsInstall: true}
 	vals, err := chartutil.ToRenderValuesWithSchemaValidation(ch, values, opts, chartutil.DefaultCapabilities, false)
@@ -191,9 +208,7 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		"mappings: [{apiVersion: v1, kind: MetricMapping, metadata: {name: x}, spec: {metrics: [{}]}}]\n": "at '/mappings/0/apiVersion': value must be 'modelplane.ai/v1alpha1'",
 	}
 	for values, want := range cases {
-		v, err := chartutil.ReadValues([]byte(values))
-		require.NoError(t, err)
-		_, err = render(t, v)
+		_, err := renderValues(t, values)
 		require.Error(t, err, values)
 		assert.Contains(t, err.Error(), want, values)
 	}
@@ -350,9 +365,7 @@ func TestSelfTelemetry(t *testing.T) {
 	serveSelfTelemetry(t)
 
 	// Off: no listener, no port, no PodMonitor or rules even if asked for.
-	off, err := chartutil.ReadValues([]byte("selfTelemetry: {enabled: false, podMonitor: {enabled: true}, prometheusRule: {enabled: true}}\n"))
-	require.NoError(t, err)
-	out, err = render(t, off)
+	out, err = renderValues(t, "selfTelemetry: {enabled: false, podMonitor: {enabled: true}, prometheusRule: {enabled: true}}\n")
 	require.NoError(t, err)
 	assert.Empty(t, strings.TrimSpace(out[chartDir+"/templates/podmonitor.yaml"]))
 	assert.Empty(t, strings.TrimSpace(out[chartDir+"/templates/prometheusrule.yaml"]))
@@ -371,13 +384,8 @@ func serveSelfTelemetry(t *testing.T) {
 		t.Log("OTELCOL_MODELPLANE_BIN not set: self-telemetry not served (make test sets it)")
 		return
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := ln.Addr().(*net.TCPAddr).Port
-	require.NoError(t, ln.Close())
-	values, err := chartutil.ReadValues([]byte(fmt.Sprintf("selfTelemetry: {port: %d}\n", port)))
-	require.NoError(t, err)
-	out, err := render(t, values)
+	port := freeLoopbackPort(t)
+	out, err := renderValues(t, fmt.Sprintf("selfTelemetry: {port: %d}\n", port))
 	require.NoError(t, err)
 	var cm corev1.ConfigMap
 	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/configmap.yaml"]), &cm))
@@ -454,9 +462,7 @@ func TestGrafanaDashboards(t *testing.T) {
 	out, err := render(t, chartutil.Values{})
 	require.NoError(t, err)
 	assert.Empty(t, strings.TrimSpace(out[chartDir+"/templates/dashboards.yaml"]))
-	v, err := chartutil.ReadValues([]byte("grafanaDashboards: {enabled: true}\nselfTelemetry: {enabled: false}\n"))
-	require.NoError(t, err)
-	out, err = render(t, v)
+	out, err = renderValues(t, "grafanaDashboards: {enabled: true}\nselfTelemetry: {enabled: false}\n")
 	require.NoError(t, err)
 	var fleetOnly corev1.ConfigMap
 	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/dashboards.yaml"]), &fleetOnly))

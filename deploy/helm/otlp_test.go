@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
-	"helm.sh/helm/v3/pkg/chartutil"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -29,13 +27,6 @@ func renderedConfig(t *testing.T, out map[string]string) map[string]any {
 	var cfg map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte(cm.Data["config.yaml"]), &cfg))
 	return cfg
-}
-
-func renderValues(t *testing.T, values string) (map[string]string, error) {
-	t.Helper()
-	v, err := chartutil.ReadValues([]byte(values))
-	require.NoError(t, err)
-	return render(t, v)
 }
 
 // dig walks a decoded YAML document by keys.
@@ -94,14 +85,6 @@ func TestOTLPPush(t *testing.T) {
 	assert.NotContains(t, off[chartDir+"/templates/daemonset.yaml"], "hostPort")
 
 	pushThroughRenderedConfig(t)
-}
-
-func freeLoopbackPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // pushThroughRenderedConfig starts the collector with the chart's OTLP receiver and mapping

@@ -5,10 +5,12 @@ import (
 	"debug/elf"
 	"io"
 	"log"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -132,7 +134,7 @@ func TestMultiPlatformImage(t *testing.T) {
 		assert.Equal(t, "linux", cf.OS)
 		images[d.Platform.OS+"/"+d.Platform.Architecture] = img
 	}
-	require.ElementsMatch(t, []string{"linux/amd64", "linux/arm64"}, keys(images))
+	require.ElementsMatch(t, []string{"linux/amd64", "linux/arm64"}, slices.Collect(maps.Keys(images)))
 
 	// Pushed to a registry under one tag, each node's runtime gets its own platform's image.
 	reg := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
@@ -177,14 +179,6 @@ func TestMultiPlatformImage(t *testing.T) {
 	require.NoError(t, os.WriteFile(cfgFile, []byte(validConfig), 0o644))
 	out := run("validate", "--config="+cfgFile)
 	assert.False(t, strings.Contains(strings.ToLower(out), "error"), out)
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // A multi-platform build refuses two binaries of one platform and an archive name for its

@@ -136,11 +136,7 @@ func image(binary, version string) (v1.Image, *v1.Platform, error) {
 	}
 	cf = cf.DeepCopy()
 	cf.OS, cf.Architecture = platform.OS, platform.Architecture
-	img, err = mutate.ConfigFile(img, cf)
-	if err != nil {
-		return nil, nil, err
-	}
-	cfg := cf.Config
+	cfg := &cf.Config
 	cfg.Entrypoint = []string{"/otelcol-modelplane"}
 	cfg.User = imgUser
 	cfg.WorkingDir = "/"
@@ -153,7 +149,7 @@ func image(binary, version string) (v1.Image, *v1.Platform, error) {
 		"org.opencontainers.image.version":     version,
 	}
 	cfg.ExposedPorts = map[string]struct{}{"9464/tcp": {}, "13133/tcp": {}, "4317/tcp": {}, "4318/tcp": {}}
-	img, err = mutate.Config(img, cfg)
+	img, err = mutate.ConfigFile(img, cf)
 	if err != nil {
 		return nil, nil, err
 	}

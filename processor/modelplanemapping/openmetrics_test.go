@@ -8,8 +8,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
 )
 
@@ -44,15 +46,11 @@ func TestOpenMetricsAndTextMapAlike(t *testing.T) {
 	// vllm:num_preemptions_created on the page is 1.7900826114212117e+09.
 	created := time.Unix(0, int64(1.7900826114212117e+09*1e9))
 	var found bool
-	for i := 0; i < fromOM.ResourceMetrics().Len(); i++ {
-		ms := fromOM.ResourceMetrics().At(i).ScopeMetrics().At(0).Metrics()
-		for j := 0; j < ms.Len(); j++ {
-			if m := ms.At(j); m.Name() == "modelplane_requests_preempted_total" {
-				start := m.Sum().DataPoints().At(0).StartTimestamp().AsTime()
-				assert.WithinDuration(t, created, start, time.Millisecond)
-				found = true
-			}
+	points.WalkNumbers(fromOM, func(_ pcommon.Map, m pmetric.Metric, dp pmetric.NumberDataPoint) {
+		if m.Name() == "modelplane_requests_preempted_total" {
+			assert.WithinDuration(t, created, dp.StartTimestamp().AsTime(), time.Millisecond)
+			found = true
 		}
-	}
+	})
 	assert.True(t, found, "modelplane_requests_preempted_total from vLLM")
 }
