@@ -9,11 +9,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -198,13 +200,14 @@ func TestLint(t *testing.T) {
 // with a message naming them.
 func TestSchemaRejectsBadValues(t *testing.T) {
 	cases := map[string]string{
-		"clusterNmae: x\n":                                        "clusterNmae",
-		"dcgm: {enabled: yes-please}\n":                           "at '/dcgm/enabled': got string, want boolean",
-		"sinks: [{name: Mimir, type: prometheus_remote_write}]\n": "at '/sinks/0/name': 'Mimir' does not match pattern",
-		"sinks: [{name: m, type: kafka}]\n":                       "at '/sinks/0/type': value must be one of",
-		"scrape: {interval: 15}\n":                                "at '/scrape/interval': got number, want string",
-		"selfTelemetry: {port: 13133}\n":                          "selfTelemetry.port: 13133 is already healthCheck.port",
-		"selfTelemetry: {level: verbose}\n":                       "at '/selfTelemetry/level': value must be one of",
+		"clusterNmae: x\n":                                             "clusterNmae",
+		"dcgm: {enabled: yes-please}\n":                                "at '/dcgm/enabled': got string, want boolean",
+		"sinks: [{name: Mimir, type: prometheus_remote_write}]\n":      "at '/sinks/0/name': 'Mimir' does not match pattern",
+		"sinks: [{name: m, type: kafka}]\n":                            "at '/sinks/0/type': value must be one of",
+		"sinks: [{name: m, type: otlp_http}, {name: m, type: otlp}]\n": `sinks[1].name: "m" is already sinks[0].name; every sink needs its own name`,
+		"scrape: {interval: 15}\n":                                     "at '/scrape/interval': got number, want string",
+		"selfTelemetry: {port: 13133}\n":                               "selfTelemetry.port: 13133 is already healthCheck.port",
+		"selfTelemetry: {level: verbose}\n":                            "at '/selfTelemetry/level': value must be one of",
 		"mappings: [{apiVersion: v1, kind: MetricMapping, metadata: {name: x}, spec: {metrics: [{}]}}]\n": "at '/mappings/0/apiVersion': value must be 'modelplane.ai/v1alpha1'",
 	}
 	for values, want := range cases {
@@ -212,6 +215,43 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		require.Error(t, err, values)
 		assert.Contains(t, err.Error(), want, values)
 	}
+}
+
+// Sinks copied from a Modelplane TelemetryDestination, which spells the OTLP exporters
+// otlphttp and otlp, render under the collector's current names with the chart's delivery
+// defaults, and the collector accepts the result.
+func TestTelemetryDestinationSinkTypes(t *testing.T) {
+	out, err := renderValues(t, `sinks:
+- name: vendor
+  type: otlphttp
+  endpoint: https://otlp.example.com
+- name: grpc
+  type: otlp
+  endpoint: otlp.example.com:4317
+  config: {tls: {insecure: true}}
+`)
+	require.NoError(t, err)
+	var cm corev1.ConfigMap
+	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/configmap.yaml"]), &cm))
+	var cfg struct {
+		Exporters map[string]map[string]any `json:"exporters"`
+		Service   struct {
+			Pipelines map[string]struct {
+				Exporters []string `json:"exporters"`
+			} `json:"pipelines"`
+		} `json:"service"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(cm.Data["config.yaml"]), &cfg))
+	assert.ElementsMatch(t, []string{"otlp_http/vendor", "otlp_grpc/grpc"}, slices.Collect(maps.Keys(cfg.Exporters)))
+	assert.Equal(t, []string{"otlp_http/vendor", "otlp_grpc/grpc"}, cfg.Service.Pipelines["metrics"].Exporters)
+	for id, want := range map[string]string{"otlp_http/vendor": "https://otlp.example.com", "otlp_grpc/grpc": "otlp.example.com:4317"} {
+		exp := cfg.Exporters[id]
+		assert.Equal(t, want, exp["endpoint"], id)
+		assert.Contains(t, exp, "retry_on_failure", id)
+		assert.Contains(t, exp, "sending_queue", id)
+	}
+	assert.Equal(t, map[string]any{"insecure": true}, cfg.Exporters["otlp_grpc/grpc"]["tls"])
+	validateCollectorConfig(t, out)
 }
 
 // renderProduction renders examples/production and decodes its DaemonSet.

@@ -50,19 +50,71 @@ func Decode(source string, data []byte) Result {
 		if node.Kind == 0 || (len(node.Content) == 1 && node.Content[0].Tag == "!!null") {
 			continue // an empty document, as after a trailing ---
 		}
-		m, skipped, err := decodeDocument(source, n, &node)
+		items, isList, err := listItems(&node)
 		switch {
 		case err != nil:
-			res.Errors = append(res.Errors, err)
-		case skipped != "":
-			res.Skipped = append(res.Skipped, skipped)
+			res.Errors = append(res.Errors, fmt.Errorf("%s: document %d: %w", source, n, err))
+		case isList:
+			// What `kubectl get metricmappings -o yaml` writes: one List of every object.
+			for i, item := range items {
+				res.add(decodeDocument(source, fmt.Sprintf("document %d, items[%d]", n, i), item))
+			}
 		default:
-			res.Mappings = append(res.Mappings, m)
+			res.add(decodeDocument(source, fmt.Sprintf("document %d", n), &node))
 		}
 	}
 }
 
-func decodeDocument(source string, n int, node *yaml.Node) (MetricMapping, string, error) {
+func (res *Result) add(m MetricMapping, skipped string, err error) {
+	switch {
+	case err != nil:
+		res.Errors = append(res.Errors, err)
+	case skipped != "":
+		res.Skipped = append(res.Skipped, skipped)
+	default:
+		res.Mappings = append(res.Mappings, m)
+	}
+}
+
+// listItems returns the items of a Kubernetes list document: `kind: List` (apiVersion v1),
+// as kubectl writes several objects, or `kind: MetricMappingList`, as the API server lists
+// them. isList is false for any other document.
+func listItems(node *yaml.Node) (items []*yaml.Node, isList bool, err error) {
+	var head struct {
+		APIVersion string `yaml:"apiVersion"`
+		Kind       string `yaml:"kind"`
+	}
+	if node.Decode(&head) != nil {
+		return nil, false, nil // not a mapping at all; decodeDocument says so
+	}
+	switch {
+	case head.Kind == "List" && head.APIVersion == "v1":
+	case head.Kind == Kind+"List" && head.APIVersion == APIVersion:
+	default:
+		return nil, false, nil
+	}
+	body := node
+	if body.Kind == yaml.DocumentNode && len(body.Content) == 1 {
+		body = body.Content[0]
+	}
+	for i := 0; i+1 < len(body.Content); i += 2 {
+		if body.Content[i].Value != "items" {
+			continue
+		}
+		seq := body.Content[i+1]
+		if seq.Tag == "!!null" {
+			return nil, true, nil
+		}
+		if seq.Kind != yaml.SequenceNode {
+			return nil, true, fmt.Errorf("%s: items: want a list of objects, got %s", head.Kind, seq.ShortTag())
+		}
+		return seq.Content, true, nil
+	}
+	return nil, true, nil
+}
+
+// decodeDocument reads one object; at names where it stands in its file.
+func decodeDocument(source, at string, node *yaml.Node) (MetricMapping, string, error) {
 	var head struct {
 		APIVersion string `yaml:"apiVersion"`
 		Kind       string `yaml:"kind"`
@@ -72,12 +124,12 @@ func decodeDocument(source string, n int, node *yaml.Node) (MetricMapping, strin
 		} `yaml:"metadata"`
 	}
 	if err := node.Decode(&head); err != nil {
-		return MetricMapping{}, "", fmt.Errorf("%s: document %d: not a Kubernetes object: %w", source, n, err)
+		return MetricMapping{}, "", fmt.Errorf("%s: %s: not a Kubernetes object: %w", source, at, err)
 	}
 	if head.Kind != Kind {
-		return MetricMapping{}, fmt.Sprintf("%s: document %d (%s %q)", source, n, head.Kind, head.Metadata.Name), nil
+		return MetricMapping{}, fmt.Sprintf("%s: %s (%s %q)", source, at, head.Kind, head.Metadata.Name), nil
 	}
-	label := fmt.Sprintf("document %d", n)
+	label := at
 	if head.Metadata.Name != "" {
 		label = fmt.Sprintf("MetricMapping %q", head.Metadata.Name)
 	}

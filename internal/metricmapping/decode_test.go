@@ -105,6 +105,7 @@ func TestDecodeWrongTypes(t *testing.T) {
 
 // FuzzDecode: arbitrary YAML never panics, and whatever loads is valid.
 func FuzzDecode(f *testing.F) {
+	f.Add([]byte(kubectlList))
 	f.Add([]byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: a}\nspec:\n  metrics:\n  - {from: a, to: modelplane_a, fromUnit: Milliseconds}\n"))
 	f.Add([]byte("kind: MetricMapping\n---\n- [\n"))
 	f.Add([]byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: a}\nspec: {metrics: [{from: a, to: modelplane_a, labels: [{name: x, from: y, values: {a: b}}]}]}\n"))
@@ -121,4 +122,125 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// What `kubectl get metricmappings -o yaml` prints for a cluster's MetricMappings: one List,
+// items with the server's metadata and status.
+const kubectlList = `apiVersion: v1
+items:
+- apiVersion: modelplane.ai/v1alpha1
+  kind: MetricMapping
+  metadata:
+    creationTimestamp: "2026-11-02T09:14:03Z"
+    generation: 3
+    name: triton
+    resourceVersion: "48211"
+    uid: 7d0c5d7e-2f5e-4c1b-9b7e-4b1c3a1f0e2d
+  spec:
+    metrics:
+    - from: nv_inference_pending_request_count
+      to: modelplane_requests_waiting
+  status:
+    conditions:
+    - lastTransitionTime: "2026-11-02T09:14:04Z"
+      status: "True"
+      type: Accepted
+- apiVersion: modelplane.ai/v1alpha1
+  kind: MetricMapping
+  metadata:
+    name: broken
+  spec:
+    metrics:
+    - from: x
+      to: modelplane_x
+      fromUnit: Hours
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: stray
+- apiVersion: modelplane.ai/v1alpha1
+  kind: MetricMapping
+  metadata:
+    name: tgi
+  spec:
+    metrics:
+    - from: tgi_queue_size
+      to: modelplane_requests_waiting
+kind: List
+metadata:
+  resourceVersion: ""
+`
+
+func TestDecodeKubectlList(t *testing.T) {
+	res := Decode("mappings/cluster.yaml", []byte(kubectlList))
+	require.Len(t, res.Mappings, 2)
+	assert.Equal(t, "triton", res.Mappings[0].Name)
+	assert.Equal(t, "nv_inference_pending_request_count", res.Mappings[0].Metrics[0].From)
+	assert.Equal(t, "tgi", res.Mappings[1].Name)
+	require.Len(t, res.Errors, 1)
+	assert.Contains(t, res.Errors[0].Error(), `mappings/cluster.yaml: MetricMapping "broken": metrics[0].fromUnit: unknown unit "Hours"`)
+	assert.Equal(t, []string{`mappings/cluster.yaml: document 1, items[2] (ConfigMap "stray")`}, res.Skipped)
+}
+
+func TestDecodeKubectlListAsJSON(t *testing.T) {
+	// kubectl get metricmappings -o json
+	data := `{
+    "apiVersion": "v1",
+    "items": [
+        {
+            "apiVersion": "modelplane.ai/v1alpha1",
+            "kind": "MetricMapping",
+            "metadata": {"name": "triton", "uid": "7d0c5d7e"},
+            "spec": {"metrics": [{"from": "nv_inference_pending_request_count", "to": "modelplane_requests_waiting"}]}
+        },
+        {
+            "apiVersion": "modelplane.ai/v1alpha1",
+            "kind": "MetricMapping",
+            "spec": {"metrics": [{"from": "a", "to": "modelplane_a", "lables": []}]}
+        }
+    ],
+    "kind": "List",
+    "metadata": {"resourceVersion": ""}
+}`
+	res := Decode("cluster.json", []byte(data))
+	require.Len(t, res.Mappings, 1)
+	assert.Equal(t, "triton", res.Mappings[0].Name)
+	require.Len(t, res.Errors, 1)
+	// An item without a name is named by where it stands.
+	assert.Contains(t, res.Errors[0].Error(), "cluster.json: document 1, items[1]: ")
+	assert.Contains(t, res.Errors[0].Error(), "field lables not found")
+}
+
+func TestDecodeMetricMappingList(t *testing.T) {
+	data := "apiVersion: modelplane.ai/v1alpha1\nkind: MetricMappingList\nmetadata: {}\nitems:\n- apiVersion: modelplane.ai/v1alpha1\n  kind: MetricMapping\n  metadata: {name: a}\n  spec: {metrics: [{from: a, to: modelplane_a}]}\n"
+	res := Decode("m.yaml", []byte(data))
+	require.Len(t, res.Mappings, 1)
+	assert.Equal(t, "a", res.Mappings[0].Name)
+	assert.Empty(t, res.Errors)
+}
+
+func TestDecodeListErrors(t *testing.T) {
+	for name, tc := range map[string]struct {
+		data, err string
+		skipped   []string
+	}{
+		"items not a list": {data: "apiVersion: v1\nkind: List\nitems: {a: b}\n", err: "m.yaml: document 1: List: items: want a list of objects, got !!map"},
+		"empty list":       {data: "apiVersion: v1\nkind: List\nitems: []\n"},
+		"null items":       {data: "apiVersion: v1\nkind: List\nitems:\n"},
+		"item not object":  {data: "apiVersion: v1\nkind: List\nitems: [3]\n", err: "m.yaml: document 1, items[0]: not a Kubernetes object"},
+		// A list of another API group's kind is not ours to read as a list.
+		"other list kind": {data: "apiVersion: v1\nkind: ConfigMapList\nitems: []\n", skipped: []string{`m.yaml: document 1 (ConfigMapList "")`}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := Decode("m.yaml", []byte(tc.data))
+			assert.Empty(t, res.Mappings)
+			assert.Equal(t, tc.skipped, res.Skipped)
+			if tc.err == "" {
+				assert.Empty(t, res.Errors)
+				return
+			}
+			require.Len(t, res.Errors, 1)
+			assert.Contains(t, res.Errors[0].Error(), tc.err)
+		})
+	}
 }

@@ -50,6 +50,7 @@ func expand(patterns []string) ([]string, []error) {
 func loadFiles(patterns []string, prev map[string]*fileState) (*fileSet, []error) {
 	files, errs := expand(patterns)
 	next := make(map[string]*fileState, len(files))
+	var skipped []string
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -64,6 +65,7 @@ func loadFiles(patterns []string, prev map[string]*fileState) (*fileSet, []error
 			continue
 		}
 		res := metricmapping.Decode(f, data)
+		skipped = append(skipped, res.Skipped...)
 		if old, ok := prev[f]; ok && len(res.Errors) > 0 {
 			for _, err := range res.Errors {
 				errs = append(errs, fmt.Errorf("%w; kept the last good version of the file", err))
@@ -74,13 +76,15 @@ func loadFiles(patterns []string, prev map[string]*fileState) (*fileSet, []error
 		errs = append(errs, res.Errors...)
 		next[f] = &fileState{data: data, mappings: res.Mappings}
 	}
-	return &fileSet{files: files, state: next}, errs
+	return &fileSet{files: files, state: next, skipped: skipped}, errs
 }
 
 // fileSet is one load of every mapping file.
 type fileSet struct {
 	files []string // in the order the patterns name them
 	state map[string]*fileState
+	// skipped names the documents of other kinds in the files this load read anew.
+	skipped []string
 }
 
 // mappings returns the mappings of every file in order.

@@ -235,3 +235,34 @@ func TestDefectUnitsDescriptionsAndExponential(t *testing.T) {
 	assert.Equal(t, "s", oh.Unit())
 	_ = units.Milliseconds
 }
+
+// Switching from the reference to otelcol-modelplane's defaults (the built-in catalog, not
+// the anchor's file): every series the reference writes for the shared pages continues
+// under the same name and labels with the same value (apart from the mJ scaling defect), and
+// the catalog's other sources only add series. docs/migrating.md rests on this.
+func TestCatalogContinuesEveryReferenceSeries(t *testing.T) {
+	scrapetest.InBothFormats(t, scrapetest.Fleet(4, 4), func(t *testing.T, fleet []scrapetest.Target) {
+		in, err := scrapetest.Scrape(context.Background(), fleet)
+		require.NoError(t, err)
+		refIn := pmetric.NewMetrics()
+		in.CopyTo(refIn)
+		want := series(runReference(t, anchorPipeline(t, "prod"), refIn), exact)
+
+		setCluster(in, "prod")
+		got := series(runOnce(t, createDefaultConfig(), in), exact)
+
+		var added []string
+		for _, d := range compareSeries(want, got) {
+			switch {
+			case strings.HasPrefix(d, "only in ours: "):
+				added = append(added, d)
+			case strings.HasPrefix(d, "differs") && strings.Contains(d, "modelplane_energy_joules_total"):
+			default:
+				t.Error(d)
+			}
+		}
+		require.NotEmpty(t, want)
+		assert.NotEmpty(t, added, "the catalog maps sources the reference does not")
+		t.Logf("%d reference series continue; the catalog adds %d", len(want), len(added))
+	})
+}

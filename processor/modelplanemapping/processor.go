@@ -154,6 +154,11 @@ func (p *mappingProcessor) reload(initial bool) {
 	for _, err := range problems {
 		p.logger.Warn("Skipped a mapping", zap.Error(err))
 	}
+	for _, doc := range next.skipped {
+		// Not an error: a mounted ConfigMap may hold other objects. Said once per change, so
+		// that a file of the wrong kind does not load nothing without a word.
+		p.logger.Info("Ignored a document that is not a MetricMapping", zap.String("document", doc))
+	}
 	if len(p.cfg.MappingFiles) > 0 && len(next.files) == 0 && (initial || len(p.files.files) > 0) {
 		p.logger.Info("No mapping file matches mapping_files (yet)", zap.Strings("mapping_files", p.cfg.MappingFiles))
 	}

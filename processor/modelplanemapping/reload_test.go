@@ -263,3 +263,63 @@ func startFiltered(t *testing.T) (string, *observer.ObservedLogs) {
 	t.Cleanup(func() { require.NoError(t, p.shutdown(context.Background())) })
 	return file, logs
 }
+
+// A file of `kubectl get metricmappings -o yaml`, the way a cluster's MetricMappings move to
+// otelcol-modelplane: one List. Every MetricMapping in it loads; an object of another kind in
+// it is named once in the log, not once per poll.
+func TestMappingFileOfKubectlList(t *testing.T) {
+	dir := t.TempDir()
+	core, logs := observer.New(zap.InfoLevel)
+	set := processortest.NewNopSettings(metadata.Type)
+	set.Logger = zap.New(core)
+	list := `apiVersion: v1
+kind: List
+metadata:
+  resourceVersion: ""
+items:
+- apiVersion: modelplane.ai/v1alpha1
+  kind: MetricMapping
+  metadata: {name: engine-a, uid: 1c0e, resourceVersion: "812", generation: 2}
+  spec:
+    metrics:
+    - {from: src_a, to: modelplane_list_a}
+  status: {conditions: [{type: Accepted, status: "True"}]}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: stray}
+- apiVersion: modelplane.ai/v1alpha1
+  kind: MetricMapping
+  metadata: {name: engine-b}
+  spec:
+    metrics:
+    - {from: src_b, to: modelplane_list_b}
+`
+	path := filepath.Join(dir, "cluster.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(list), 0o600))
+
+	cfg := createDefaultConfig()
+	cfg.Builtin.Enabled = false
+	cfg.Identity.Enabled = false
+	cfg.ReloadInterval = 10 * time.Millisecond
+	cfg.MappingFiles = []string{filepath.Join(dir, "*.yaml")}
+	require.NoError(t, cfg.Validate())
+	p, err := newProcessor(set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, p.shutdown(context.Background())) })
+
+	out, err := p.processMetrics(context.Background(), batch())
+	require.NoError(t, err)
+	var names []string
+	ms := out.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics()
+	for i := 0; i < ms.Len(); i++ {
+		names = append(names, ms.At(i).Name())
+	}
+	assert.Equal(t, []string{"modelplane_list_a", "modelplane_list_b"}, names)
+
+	time.Sleep(10 * cfg.ReloadInterval) // polls that find the file unchanged
+	ignored := logs.FilterMessage("Ignored a document that is not a MetricMapping").All()
+	require.Len(t, ignored, 1)
+	assert.Equal(t, path+`: document 1, items[1] (ConfigMap "stray")`, ignored[0].ContextMap()["document"])
+	assert.Empty(t, logs.FilterMessage("Skipped a mapping").All())
+}

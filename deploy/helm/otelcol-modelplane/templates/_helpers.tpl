@@ -58,23 +58,32 @@ app.kubernetes.io/instance: {{ .Release.Name }}
     {{- end }}
 {{- end -}}
 
+{{/* A sink's exporter type. Modelplane's TelemetryDestination spells the OTLP exporters
+by their older names, otlphttp and otlp, which the collector still accepts as deprecated
+aliases; rendered under their current names, so a sink copied from a TelemetryDestination
+works as written and the collector logs no deprecation. */}}
+{{- define "omp.sinkType" -}}
+{{- get (dict "otlphttp" "otlp_http" "otlp" "otlp_grpc") . | default . -}}
+{{- end -}}
+
 {{/* The exporter of one sink, with Modelplane's defaults under the sink's own config. */}}
 {{- define "omp.exporterConfig" -}}
 {{- $s := .sink -}}
+{{- $type := include "omp.sinkType" $s.type -}}
 {{- $cfg := dict -}}
-{{- if eq $s.type "prometheus_remote_write" -}}
+{{- if eq $type "prometheus_remote_write" -}}
 {{- $cfg = dict "target_info" (dict "enabled" false) "remote_write_queue" (dict "queue_size" .delivery.queueSize "num_consumers" 1) "retry_on_failure" (dict "enabled" true "initial_interval" "1s" "max_interval" "5s" "max_elapsed_time" 0) "timeout" .delivery.timeout -}}
 {{- if not (or (hasKey ($s.config | default dict) "resource_to_telemetry_conversion") (hasKey ($s.config | default dict) "resource_constant_labels")) -}}
 {{- $_ := set $cfg "resource_constant_labels" (dict "included" (list "*")) -}}
 {{- end -}}
-{{- else if or (eq $s.type "otlp_http") (eq $s.type "otlp_grpc") -}}
+{{- else if or (eq $type "otlp_http") (eq $type "otlp_grpc") -}}
 {{- $cfg = dict "retry_on_failure" (dict "enabled" true "initial_interval" "1s" "max_interval" "5s" "max_elapsed_time" 0) -}}
 {{- if .delivery.persistentQueue -}}
 {{- $_ := set $cfg "sending_queue" (dict "enabled" true "storage" "file_storage" "queue_size" .delivery.queueSize) -}}
 {{- else -}}
 {{- $_ := set $cfg "sending_queue" (dict "enabled" true "queue_size" .delivery.queueSize) -}}
 {{- end -}}
-{{- else if eq $s.type "debug" -}}
+{{- else if eq $type "debug" -}}
 {{- $cfg = dict "verbosity" "basic" -}}
 {{- end -}}
 {{- $cfg = mergeOverwrite $cfg (deepCopy ($s.config | default dict)) -}}
