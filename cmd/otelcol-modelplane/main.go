@@ -8,6 +8,7 @@ import (
 
 	defaultconfig "github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 	scrapefilter "github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
+	unknownkeys "github.com/modelplaneai/otelcol-modelplane/internal/unknownkeys"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	envprovider "go.opentelemetry.io/collector/confmap/provider/envprovider"
@@ -36,6 +37,7 @@ func main() {
 				},
 				ConverterFactories: []confmap.ConverterFactory{
 					scrapefilter.NewFactory(),
+					unknownkeys.NewFactory(),
 				},
 			},
 		},
@@ -46,6 +48,7 @@ func main() {
 			defaultconfig.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		},
 		ConverterModules: []string{
+			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		},
 	}

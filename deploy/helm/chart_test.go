@@ -159,6 +159,14 @@ func validateCollectorConfig(t *testing.T, out map[string]string) {
 		t.Log("OTELCOL_MODELPLANE_BIN not set: collector config not validated (make test sets it)")
 		return
 	}
+	res, cfg, err := runValidate(t, bin, out)
+	assert.NoError(t, err, "otelcol-modelplane validate:\n%s\n%s", res, cfg)
+}
+
+// runValidate runs `otelcol-modelplane validate` on the rendered config and returns its
+// output, the config and its error.
+func runValidate(t *testing.T, bin string, out map[string]string) (string, string, error) {
+	t.Helper()
 	var cm corev1.ConfigMap
 	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/configmap.yaml"]), &cm))
 	dir := t.TempDir()
@@ -177,7 +185,7 @@ func validateCollectorConfig(t *testing.T, out map[string]string) {
 	cmd := exec.Command(bin, "validate", "--config="+path)
 	cmd.Env = append(os.Environ(), "NODE_NAME=node-1")
 	res, err := cmd.CombinedOutput()
-	assert.NoError(t, err, "otelcol-modelplane validate:\n%s\n%s", res, cfg)
+	return string(res), cfg, err
 }
 
 func TestLint(t *testing.T) {
@@ -252,6 +260,31 @@ func TestTelemetryDestinationSinkTypes(t *testing.T) {
 	}
 	assert.Equal(t, map[string]any{"insecure": true}, cfg.Exporters["otlp_grpc/grpc"]["tls"])
 	validateCollectorConfig(t, out)
+}
+
+// A misspelt key in a sink's config, which the chart passes to the exporter as written,
+// fails `validate` naming the sink and the key, where collector v0.161.0 alone would ignore
+// it (internal/unknownkeys).
+func TestSinkConfigTypoFailsValidation(t *testing.T) {
+	bin := os.Getenv("OTELCOL_MODELPLANE_BIN")
+	if bin == "" {
+		t.Skip("OTELCOL_MODELPLANE_BIN not set (make test sets it)")
+	}
+	out, err := renderValues(t, `sinks:
+- name: vendor
+  type: otlphttp
+  endpoint: https://otlp.example.com
+  config: {compresion: zstd}
+- name: mimir
+  type: prometheus_remote_write
+  endpoint: https://mimir.example.com/api/v1/push
+  config: {timout: 30s}
+`)
+	require.NoError(t, err)
+	res, _, err := runValidate(t, bin, out)
+	require.Error(t, err)
+	assert.Contains(t, res, `exporters::otlp_http/vendor: unknown key "compresion" (did you mean "compression"?)`)
+	assert.Contains(t, res, `exporters::prometheus_remote_write/mimir: unknown key "timout" (did you mean "timeout"?)`)
 }
 
 // renderProduction renders examples/production and decodes its DaemonSet.

@@ -1,0 +1,169 @@
+// Package unknownkeys is otelcol-modelplane's confmap converter that rejects the
+// configuration keys that collector v0.161.0 silently ignores.
+//
+// Since v0.160.0, a component whose configuration embeds confighttp's ClientConfig or
+// ServerConfig accepts any key at all (open-telemetry/opentelemetry-collector#15907): their
+// Unmarshal decodes with WithIgnoreUnused, so `compresion: gzip` on an otlp_http exporter,
+// `timout` on a remote-write sink or `tls_settings` on the OTLP receiver's HTTP protocol
+// start a collector that quietly does something else. Every other component still fails on
+// such a key. This converter restores that for the components of this distribution that
+// have the bug, by the same rules the collector's decoder applies (the `mapstructure` keys of
+// the component's configuration type, squashed structs inlined, names case-sensitive), and
+// errs only where it is certain: below a type whose own Unmarshal it does not know, any key
+// passes. Remove it when the collector release this distribution builds on has the fix.
+package unknownkeys // import "github.com/modelplaneai/otelcol-modelplane/internal/unknownkeys"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusremotewriteexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/healthcheckextension"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/exporter/otlphttpexporter"
+	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+)
+
+// checked lists, per section of the configuration, the component types with the bug (and
+// their deprecated aliases) and the configuration type they decode into.
+var checked = map[string][]struct {
+	types  []string
+	config func() component.Config
+}{
+	"receivers": {
+		{[]string{"otlp"}, otlpreceiver.NewFactory().CreateDefaultConfig},
+	},
+	"exporters": {
+		{[]string{"otlp_http", "otlphttp"}, otlphttpexporter.NewFactory().CreateDefaultConfig},
+		{[]string{"prometheus_remote_write", "prometheusremotewrite"}, prometheusremotewriteexporter.NewFactory().CreateDefaultConfig},
+	},
+	"extensions": {
+		{[]string{"health_check"}, healthcheckextension.NewFactory().CreateDefaultConfig},
+	},
+}
+
+// NewFactory returns the factory of the converter.
+func NewFactory() confmap.ConverterFactory {
+	return confmap.NewConverterFactory(func(confmap.ConverterSettings) confmap.Converter {
+		return converter{}
+	})
+}
+
+type converter struct{}
+
+// Convert changes nothing; it fails on the first configuration with keys its component
+// would ignore, naming every such key.
+func (converter) Convert(_ context.Context, conf *confmap.Conf) error {
+	var errs []error
+	for _, section := range []string{"receivers", "exporters", "extensions"} {
+		components, _ := conf.Get(section).(map[string]any)
+		ids := make([]string, 0, len(components))
+		for id := range components {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			typ, _, _ := strings.Cut(id, "/")
+			for _, c := range checked[section] {
+				if !contains(c.types, typ) {
+					continue
+				}
+				body, _ := components[id].(map[string]any)
+				var found []unknownKey
+				walk(body, keysOf(c.config()), "", &found)
+				for _, u := range found {
+					errs = append(errs, fmt.Errorf("%s::%s: %s", section, id, u))
+				}
+			}
+		}
+	}
+	if len(errs) > 0 {
+		errs = append(errs, errors.New("(collector v0.161.0 would ignore these keys without a word: open-telemetry/opentelemetry-collector#15907)"))
+	}
+	return errors.Join(errs...)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownKey is one key of the configuration that no field takes.
+type unknownKey struct {
+	path string // "protocols::http::tls_settings"
+	near string // the known key it most likely meant, or ""
+}
+
+func (u unknownKey) String() string {
+	s := fmt.Sprintf("unknown key %q", u.path)
+	if u.near != "" {
+		s += fmt.Sprintf(" (did you mean %q?)", u.near)
+	}
+	return s
+}
+
+// walk collects the keys of conf that k does not know, recursing into maps it knows.
+func walk(conf map[string]any, k *keys, prefix string, out *[]unknownKey) {
+	if k == nil || k.anything || k.fields == nil {
+		return
+	}
+	names := make([]string, 0, len(conf))
+	for name := range conf {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		path := prefix + name
+		child, ok := k.fields[name]
+		if !ok {
+			*out = append(*out, unknownKey{path: path, near: nearest(name, k.fields)})
+			continue
+		}
+		if sub, ok := conf[name].(map[string]any); ok {
+			walk(sub, child, path+"::", out)
+		}
+	}
+}
+
+// nearest returns the known key closest to name by edit distance, if it is close enough to
+// be a misspelling.
+func nearest(name string, fields map[string]*keys) string {
+	best, bestDist := "", len(name)/3+1
+	for f := range fields {
+		if d := editDistance(name, f); d < bestDist || (d == bestDist && best != "" && f < best) {
+			best, bestDist = f, d
+		}
+	}
+	if bestDist > len(name)/3 {
+		return ""
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
