@@ -36,6 +36,19 @@ spec:
 `, version)
 }
 
+// mappingFilesOnly is a config with no built-ins and no identity step that reads the
+// mapping files dir/*.yaml, polled every interval.
+func mappingFilesOnly(t *testing.T, dir string, interval time.Duration) *Config {
+	t.Helper()
+	cfg := createDefaultConfig()
+	cfg.Builtin.Enabled = false
+	cfg.Identity.Enabled = false
+	cfg.ReloadInterval = interval
+	cfg.MappingFiles = []string{filepath.Join(dir, "*.yaml")}
+	require.NoError(t, cfg.Validate())
+	return cfg
+}
+
 // flow sends batches through the processor until stopped and checks every output: both
 // metrics mapped by the same version, or both dropped. It records which versions it saw.
 type flow struct {
@@ -111,12 +124,7 @@ func TestReloadWhileDataFlows(t *testing.T) {
 	set := processortest.NewNopSettings(metadata.Type)
 	set.Logger = zap.New(core)
 
-	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
-	cfg.Identity.Enabled = false
-	cfg.ReloadInterval = 20 * time.Millisecond
-	cfg.MappingFiles = []string{filepath.Join(dir, "*.yaml")}
-	require.NoError(t, cfg.Validate())
+	cfg := mappingFilesOnly(t, dir, 20*time.Millisecond)
 
 	f := &flow{}
 	// processMetrics is called directly, so each output batch can be checked on its own.
@@ -297,12 +305,7 @@ items:
 	path := filepath.Join(dir, "cluster.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(list), 0o600))
 
-	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
-	cfg.Identity.Enabled = false
-	cfg.ReloadInterval = 10 * time.Millisecond
-	cfg.MappingFiles = []string{filepath.Join(dir, "*.yaml")}
-	require.NoError(t, cfg.Validate())
+	cfg := mappingFilesOnly(t, dir, 10*time.Millisecond)
 	p, err := newProcessor(set, cfg)
 	require.NoError(t, err)
 	require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))
