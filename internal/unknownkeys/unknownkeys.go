@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusremotewriteexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/healthcheckextension"
 	"go.opentelemetry.io/collector/component"
@@ -40,6 +41,7 @@ var checked = map[string][]struct {
 	"exporters": {
 		{[]string{"otlp_http", "otlphttp"}, otlphttpexporter.NewFactory().CreateDefaultConfig},
 		{[]string{"prometheus_remote_write", "prometheusremotewrite"}, prometheusremotewriteexporter.NewFactory().CreateDefaultConfig},
+		{[]string{"prometheus"}, prometheusexporter.NewFactory().CreateDefaultConfig},
 	},
 	"extensions": {
 		{[]string{"health_check"}, healthcheckextension.NewFactory().CreateDefaultConfig},

@@ -53,6 +53,10 @@ func TestRejectsWhatTheCollectorIgnores(t *testing.T) {
 			"receivers:\n  otlp:\n    protocols:\n      http:\n        endpoint: 127.0.0.1:4318\n        tls_settings: {cert_file: a}\n",
 			`receivers::otlp: unknown key "protocols::http::tls_settings"`,
 		},
+		"prometheus exporter": {
+			"exporters:\n  prometheus:\n    endpoint: 127.0.0.1:9464\n    without_scope_infos: true\n",
+			`exporters::prometheus: unknown key "without_scope_infos" (did you mean "without_scope_info"?)`,
+		},
 		"health_check": {
 			"extensions:\n  health_check:\n    endpiont: 0.0.0.0:13133\n",
 			`extensions::health_check: unknown key "endpiont" (did you mean "endpoint"?)`,
