@@ -164,8 +164,9 @@ func validateCollectorConfig(t *testing.T, out map[string]string) {
 }
 
 // runValidate runs `otelcol-modelplane validate` on the rendered config and returns its
-// output, the config and its error.
-func runValidate(t *testing.T, bin string, out map[string]string) (string, string, error) {
+// output, the config and its error. mounted holds the files of mounted mapping ConfigMaps,
+// by path below the mappings folder ("team/cluster.json").
+func runValidate(t *testing.T, bin string, out map[string]string, mounted ...map[string]string) (string, string, error) {
 	t.Helper()
 	var cm corev1.ConfigMap
 	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/configmap.yaml"]), &cm))
@@ -178,6 +179,13 @@ func runValidate(t *testing.T, bin string, out map[string]string) (string, strin
 		require.NoError(t, os.MkdirAll(filepath.Join(dir, "mappings", "chart"), 0o755))
 		for k, v := range mcm.Data {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "mappings", "chart", k), []byte(v), 0o644))
+		}
+	}
+	for _, files := range mounted {
+		for name, data := range files {
+			file := filepath.Join(dir, "mappings", name)
+			require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+			require.NoError(t, os.WriteFile(file, []byte(data), 0o644))
 		}
 	}
 	path := filepath.Join(dir, "config.yaml")
@@ -285,6 +293,32 @@ func TestSinkConfigTypoFailsValidation(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, res, `exporters::otlp_http/vendor: unknown key "compresion" (did you mean "compression"?)`)
 	assert.Contains(t, res, `exporters::prometheus_remote_write/mimir: unknown key "timout" (did you mean "timeout"?)`)
+}
+
+// A mapping ConfigMap is read whatever its keys end in, .yaml, .yml or .json (what
+// `kubectl get metricmappings -o json` writes): validate reads each file and fails on the
+// broken mapping in each, by file and name. Any other key is left alone.
+func TestMappingConfigMapKeys(t *testing.T) {
+	bin := os.Getenv("OTELCOL_MODELPLANE_BIN")
+	if bin == "" {
+		t.Skip("OTELCOL_MODELPLANE_BIN not set (make test sets it)")
+	}
+	out, err := renderValues(t, "mappingConfigMaps: [team]\n")
+	require.NoError(t, err)
+	broken := func(name string) string {
+		return "apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: " + name + "}\nspec:\n  metrics:\n  - {from: a, to: modelplane_a, fromUnit: Hours}\n"
+	}
+	res, _, err := runValidate(t, bin, out, map[string]string{
+		"team/a.yaml":     broken("in-yaml"),
+		"team/b.yml":      broken("in-yml"),
+		"team/c.json":     `{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "modelplane.ai/v1alpha1", "kind": "MetricMapping", "metadata": {"name": "in-json"}, "spec": {"metrics": [{"from": "a", "to": "modelplane_a", "fromUnit": "Hours"}]}}]}`,
+		"team/README.txt": broken("in-txt"),
+	})
+	require.Error(t, err)
+	for _, want := range []string{`team/a.yaml: MetricMapping "in-yaml"`, `team/b.yml: MetricMapping "in-yml"`, `team/c.json: MetricMapping "in-json"`} {
+		assert.Contains(t, res, want)
+	}
+	assert.NotContains(t, res, "in-txt")
 }
 
 // renderProduction renders examples/production and decodes its DaemonSet.
