@@ -216,3 +216,50 @@ spec:
 		assert.Positive(t, s[0].Value, q)
 	}
 }
+
+// A mapping update that needs the scrape filter rebuilt reloads the collector's
+// configuration, and the collector shuts its pipelines down before it reads that
+// configuration and ends when it does not load. So when the config file has broken since
+// start (here a misspelt key, as in an edit in progress), the collector must not reload: it
+// runs on with what it has, and says why the new source waits for a restart.
+func TestNoReloadOntoABrokenConfig(t *testing.T) {
+	f := startFleet(t, true)
+	var cfgPath string
+	for _, a := range f.col.cmd.Args {
+		if p, ok := strings.CutPrefix(a, "--config="); ok {
+			cfgPath = p
+		}
+	}
+	require.NotEmpty(t, cfgPath)
+	cfg, err := os.ReadFile(cfgPath)
+	require.NoError(t, err)
+	broken := strings.Replace(string(cfg), "    target_info:", "    target_infos:", 1)
+	require.NotEqual(t, string(cfg), broken)
+	require.NoError(t, os.WriteFile(cfgPath, []byte(broken), 0o600))
+
+	require.NoError(t, os.WriteFile(filepath.Join(f.mapDir, "new-source.yaml"), []byte(`apiVersion: modelplane.ai/v1alpha1
+kind: MetricMapping
+metadata:
+  name: new-source
+spec:
+  metrics:
+  - from: process_open_fds
+    to: modelplane_e2e_open_fds
+`), 0o600))
+	eventually(t, "the processor's word on the reload it did not do", func() bool {
+		return strings.Contains(f.col.out.String(), "restart the collector to map it")
+	})
+	out := f.col.out.String()
+	assert.Contains(t, out, "Could not reload the collector's configuration")
+	assert.Contains(t, out, `unknown key \"target_infos\"`, "the reason, from validating the configuration")
+	assert.NotContains(t, out, `"signal": "hangup"`)
+	// Still running, and the series it had keep arriving.
+	require.Nil(t, f.col.cmd.ProcessState)
+	time.Sleep(3 * time.Second)
+	for _, q := range []string{`modelplane_requests_waiting{engine="vllm"}`, `modelplane_gpu_memory_used_bytes`} {
+		s := f.prom.query(t, "count_over_time("+q+"[2s])")
+		require.NotEmpty(t, s, q)
+		assert.Positive(t, s[0].Value, q)
+	}
+	assert.Empty(t, f.prom.query(t, "modelplane_e2e_open_fds"))
+}

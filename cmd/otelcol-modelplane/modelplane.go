@@ -14,6 +14,10 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
 
+// reloadCheck is the hidden subcommand with which the running collector validates the
+// configuration a reload would load (reload_unix.go).
+const reloadCheck = "validate-for-reload"
+
 // Subcommands of the collector's command line that need no configuration.
 var noConfig = map[string]bool{"components": true, "help": true, "completion": true, "featuregate": true}
 
@@ -39,6 +43,10 @@ func prepareArgs(args []string) []string {
 		case "validate":
 			// validate also reads the mapping files and fails on any problem in them.
 			modelplanemapping.SetStrictFileValidation(true)
+		case reloadCheck:
+			// validate as a reload would load the configuration: a broken mapping file
+			// is skipped there, not fatal (reload_unix.go).
+			args = append([]string{args[0], "validate"}, rest[1:]...)
 		}
 		if noConfig[rest[0]] {
 			return args

@@ -84,6 +84,9 @@ func TestPrepareArgs(t *testing.T) {
 		"--help":                          {"--help"},
 		"--feature-gates=foo":             {"--feature-gates=foo", def},
 		"--set=processors::batch::x=1 -c": {"--set=processors::batch::x=1", "-c"},
+		// What the running collector's reload check runs: its own arguments, validated.
+		reloadCheck + " --config=x.yaml --feature-gates=foo": {"validate", "--config=x.yaml", "--feature-gates=foo"},
+		reloadCheck + " " + def:                              {"validate", def},
 	}
 	for in, want := range cases {
 		args := append([]string{"otelcol-modelplane"}, strings.Fields(in)...)

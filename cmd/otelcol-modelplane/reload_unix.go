@@ -5,9 +5,14 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
@@ -22,6 +27,29 @@ func init() {
 	// makes an early SIGHUP harmless.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
 	modelplanemapping.SetCollectorReload(func() error {
+		if err := reloadWouldLoad(os.Args[1:]); err != nil {
+			return err
+		}
 		return syscall.Kill(os.Getpid(), syscall.SIGHUP)
 	})
+}
+
+// reloadWouldLoad validates, in a child process of this binary, the configuration a reload
+// with these arguments would load. A reload shuts the pipelines down before it reads the
+// configuration and ends the process when that fails, so a config file that broke after
+// start (an edit in progress, a key the collector refuses) would turn a mapping update into
+// an outage; with the check, the collector runs on and the processor says why it did not
+// reload.
+func reloadWouldLoad(args []string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("not reloading: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, exe, append([]string{reloadCheck}, args...)...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("not reloading: the configuration a reload would load does not validate (%w): %s", err, bytes.TrimSpace(out))
+	}
+	return nil
 }
