@@ -3,12 +3,19 @@
 package standalone
 
 import (
+	"bytes"
 	"debug/elf"
+	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -80,4 +87,122 @@ func TestMakeInstall(t *testing.T) {
 	out, err = exec.Command(bin, "validate", "--config="+c).CombinedOutput()
 	require.Error(t, err)
 	assert.Contains(t, string(out), bad+`: MetricMapping "bad": metrics[0].fromUnit: unknown unit "Milisecond"`)
+}
+
+// `systemctl reload` runs the unit's ExecReload lines in order and stops at the first that
+// fails. Run here as systemd would, against a running collector: a configuration that
+// validates is signalled and reloaded; a broken one is refused with the reason, and the
+// collector, which a SIGHUP onto it would have ended, runs on.
+func TestReloadSignalsOnlyAValidConfig(t *testing.T) {
+	bin := os.Getenv("OTELCOL_MODELPLANE_BIN")
+	if bin == "" {
+		t.Skip("OTELCOL_MODELPLANE_BIN not set: run through `make test`, which builds the binary")
+	}
+	unit, err := os.ReadFile("otelcol-modelplane.service")
+	require.NoError(t, err)
+	var reload []string
+	for _, line := range strings.Split(string(unit), "\n") {
+		if cmd, ok := strings.CutPrefix(line, "ExecReload="); ok {
+			reload = append(reload, cmd)
+		}
+	}
+	require.Len(t, reload, 2)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	health := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	good := fmt.Sprintf(`receivers:
+  prometheus:
+    config:
+      scrape_configs:
+        - job_name: nowhere
+          scrape_interval: 1s
+          static_configs: [{targets: ["127.0.0.1:1"]}]
+exporters:
+  debug: {}
+extensions:
+  health_check: {endpoint: %q}
+service:
+  extensions: [health_check]
+  telemetry: {metrics: {level: none}}
+  pipelines:
+    metrics: {receivers: [prometheus], exporters: [debug]}
+`, health)
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(good), 0o644))
+
+	var log syncBuffer
+	col := exec.Command(bin, "--config="+cfg)
+	col.Stdout, col.Stderr = &log, &log
+	require.NoError(t, col.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- col.Wait() }()
+	t.Cleanup(func() {
+		_ = col.Process.Signal(os.Interrupt)
+		<-exited
+	})
+	healthy := func() bool {
+		resp, err := http.Get("http://" + health)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}
+	require.Eventually(t, healthy, 30*time.Second, 100*time.Millisecond, "%s", &log)
+
+	// systemctl reload, as systemd runs ExecReload.
+	systemctlReload := func() (string, error) {
+		var out bytes.Buffer
+		for _, line := range reload {
+			line = strings.ReplaceAll(line, "/usr/local/bin/otelcol-modelplane", bin)
+			line = strings.ReplaceAll(line, "/etc/otelcol-modelplane/config.yaml", cfg)
+			line = strings.ReplaceAll(line, "$MAINPID", strconv.Itoa(col.Process.Pid))
+			f := strings.Fields(line)
+			c := exec.Command(f[0], f[1:]...)
+			c.Stdout, c.Stderr = &out, &out
+			if err := c.Run(); err != nil {
+				return out.String(), fmt.Errorf("%s: %w", line, err)
+			}
+		}
+		return out.String(), nil
+	}
+
+	_, err = systemctlReload()
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return strings.Count(log.String(), `"signal": "hangup"`) == 1 }, 10*time.Second, 50*time.Millisecond)
+	require.Eventually(t, healthy, 30*time.Second, 100*time.Millisecond, "%s", &log)
+
+	require.NoError(t, os.WriteFile(cfg, []byte(strings.Replace(good, "health_check: {endpoint:", "health_check: {endpiont:", 1)), 0o644))
+	out, err := systemctlReload()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "validate")
+	assert.Contains(t, out, `unknown key "endpiont"`)
+	time.Sleep(2 * time.Second)
+	select {
+	case err := <-exited:
+		t.Fatalf("the collector ended: %v\n%s", err, &log)
+	default:
+	}
+	assert.True(t, healthy())
+	assert.Equal(t, 1, strings.Count(log.String(), `"signal": "hangup"`), "no signal for the broken configuration")
+}
+
+// syncBuffer is a bytes.Buffer that a process writes to while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
