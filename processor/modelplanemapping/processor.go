@@ -39,6 +39,9 @@ type mappingProcessor struct {
 	// those a reloaded mapping reads that it drops, already warned about.
 	scraped    map[string]bool
 	unfiltered map[string]bool
+	// unfilteredCount is how many of unfiltered the mappings read now, for the telemetry
+	// callback, which runs unlocked.
+	unfilteredCount atomic.Int64
 
 	stop chan struct{}
 	done sync.WaitGroup
@@ -100,6 +103,14 @@ func (p *mappingProcessor) all(files *fileSet) []metricmapping.MetricMapping {
 func (p *mappingProcessor) start(_ context.Context, _ component.Host) error {
 	if err := p.telemetry.RegisterProcessorModelplaneMappingMappingsActiveCallback(func(_ context.Context, o metric.Int64Observer) error {
 		o.Observe(int64(p.active.Load().Mappings()), p.idObserve...)
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := p.telemetry.RegisterProcessorModelplaneMappingUnfilteredSourcesCallback(func(_ context.Context, o metric.Int64Observer) error {
+		if p.cfg.ScrapeFilter {
+			o.Observe(p.unfilteredCount.Load(), p.idObserve...)
+		}
 		return nil
 	}); err != nil {
 		return err
@@ -235,6 +246,16 @@ func (p *mappingProcessor) checkScrapeFilter(all []metricmapping.MetricMapping, 
 		p.scraped, p.unfiltered = now, map[string]bool{}
 		return
 	}
+	defer func() {
+		// What waits for a restart: the dropped sources the mappings still read.
+		waiting := 0
+		for name := range p.unfiltered {
+			if now[name] {
+				waiting++
+			}
+		}
+		p.unfilteredCount.Store(int64(waiting))
+	}()
 	var added []string
 	for name := range now {
 		if !p.scraped[name] && !p.unfiltered[name] {

@@ -2,7 +2,11 @@ package modelplanemapping
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
@@ -90,4 +94,45 @@ func TestTelemetryPerProcessor(t *testing.T) {
 		{Value: 3, Attributes: attribute.NewSet(attribute.String("processor", "modelplane_mapping/engines"))},
 		{Value: 5, Attributes: attribute.NewSet(attribute.String("processor", "modelplane_mapping/gpus"))},
 	}, metricdatatest.IgnoreTimestamp())
+}
+
+// With the scrape filter on, a mapping update that reads a metric the filter drops, where the
+// collector cannot reload (here: it refuses), shows as a gauge of metrics waiting for a
+// restart, for an alert to catch; it goes back to 0 when no mapping reads them any more.
+func TestTelemetryUnfilteredSources(t *testing.T) {
+	SetCollectorReload(func() error { return errors.New("the configuration does not validate") })
+	t.Cleanup(func() { SetCollectorReload(nil) })
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+
+	file := filepath.Join(t.TempDir(), "m.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v1")), 0o600))
+	cfg := createDefaultConfig()
+	cfg.Builtin.Enabled = false
+	cfg.ScrapeFilter = true
+	cfg.ReloadInterval = 10 * time.Millisecond
+	cfg.MappingFiles = []string{file}
+	require.NoError(t, cfg.Validate())
+	p, err := NewFactory().CreateMetrics(context.Background(), metadatatest.NewSettings(tel), cfg, consumertest.NewNop())
+	require.NoError(t, err)
+	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
+	defer func() { require.NoError(t, p.Shutdown(context.Background())) }()
+
+	waiting := func() int64 {
+		m, err := tel.GetMetric("otelcol_processor_modelplane_mapping_unfiltered_sources")
+		if err != nil {
+			return -1
+		}
+		return m.Data.(metricdata.Gauge[int64]).DataPoints[0].Value
+	}
+	require.Equal(t, int64(0), waiting())
+	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v2")+"  - from: src_c\n    to: modelplane_v2_c\n  - from: src_d\n    to: modelplane_v2_d\n"), 0o600))
+	require.Eventually(t, func() bool { return waiting() == 2 }, 5*time.Second, 5*time.Millisecond)
+	metadatatest.AssertEqualProcessorModelplaneMappingUnfilteredSources(t, tel, []metricdata.DataPoint[int64]{{
+		Value: 2, Attributes: attribute.NewSet(attribute.String("processor", "modelplane_mapping")),
+	}}, metricdatatest.IgnoreTimestamp())
+	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v3")+"  - from: src_c\n    to: modelplane_v3_c\n"), 0o600))
+	require.Eventually(t, func() bool { return waiting() == 1 }, 5*time.Second, 5*time.Millisecond)
+	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v4")), 0o600))
+	require.Eventually(t, func() bool { return waiting() == 0 }, 5*time.Second, 5*time.Millisecond)
 }

@@ -34,6 +34,7 @@ type TelemetryBuilder struct {
 	ProcessorModelplaneMappingDatapointsMapped   metric.Int64Counter
 	ProcessorModelplaneMappingMappingsActive     metric.Int64ObservableGauge
 	ProcessorModelplaneMappingReloads            metric.Int64Counter
+	ProcessorModelplaneMappingUnfilteredSources  metric.Int64ObservableGauge
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -53,6 +54,21 @@ func (builder *TelemetryBuilder) RegisterProcessorModelplaneMappingMappingsActiv
 		cb(ctx, &observerInt64{inst: builder.ProcessorModelplaneMappingMappingsActive, obs: o})
 		return nil
 	}, builder.ProcessorModelplaneMappingMappingsActive)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorModelplaneMappingUnfilteredSourcesCallback sets callback for observable ProcessorModelplaneMappingUnfilteredSources metric.
+func (builder *TelemetryBuilder) RegisterProcessorModelplaneMappingUnfilteredSourcesCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorModelplaneMappingUnfilteredSources, obs: o})
+		return nil
+	}, builder.ProcessorModelplaneMappingUnfilteredSources)
 	if err != nil {
 		return err
 	}
@@ -124,6 +140,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_modelplane_mapping_reloads",
 		metric.WithDescription("Loads of the mapping sources, by result (ok, or partial when a document was skipped). [Development]"),
 		metric.WithUnit("{reload}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorModelplaneMappingUnfilteredSources, err = builder.meter.Int64ObservableGauge(
+		"otelcol_processor_modelplane_mapping_unfiltered_sources",
+		metric.WithDescription("Metrics that a loaded mapping reads but the scrape filter still drops, so they are not mapped until the collector reloads its configuration or restarts. [Development]"),
+		metric.WithUnit("{metric}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs
