@@ -138,14 +138,11 @@ func walk(conf map[string]any, k *keys, prefix string, out *[]unknownKey) {
 // nearest returns the known key closest to name by edit distance, if it is close enough to
 // be a misspelling.
 func nearest(name string, fields map[string]*keys) string {
-	best, bestDist := "", len(name)/3+1
+	best, bestDist := "", len(name)/3+1 // at most a third of the letters wrong
 	for f := range fields {
 		if d := editDistance(name, f); d < bestDist || (d == bestDist && best != "" && f < best) {
 			best, bestDist = f, d
 		}
-	}
-	if bestDist > len(name)/3 {
-		return ""
 	}
 	return best
 }
