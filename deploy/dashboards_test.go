@@ -150,7 +150,7 @@ func TestCollectorAlertRules(t *testing.T) {
 // The collector dashboard's expressions parse and use only metrics the collector documents.
 func TestCollectorDashboard(t *testing.T) {
 	exprs := dashboardExprsOf(t, "grafana/otelcol-modelplane-collector.json")
-	require.Len(t, exprs, 15)
+	require.Len(t, exprs, 16)
 	useCollectorMetrics(t, exprs)
 }
 
