@@ -221,7 +221,8 @@ spec:
 // configuration, and the collector shuts its pipelines down before it reads that
 // configuration and ends when it does not load. So when the config file has broken since
 // start (here a misspelt key, as in an edit in progress), the collector must not reload: it
-// runs on with what it has, and says why the new source waits for a restart.
+// runs on with what it has, and says why the new source waits. Once the file is mended, the
+// reload goes through on the next try.
 func TestNoReloadOntoABrokenConfig(t *testing.T) {
 	f := startFleet(t, true)
 	var cfgPath string
@@ -262,4 +263,16 @@ spec:
 		assert.Positive(t, s[0].Value, q)
 	}
 	assert.Empty(t, f.prom.query(t, "modelplane_e2e_open_fds"))
+
+	// Mending the config file is enough: the processor tries the reload again once a minute,
+	// and then the new source arrives without a restart.
+	require.NoError(t, os.WriteFile(cfgPath, cfg, 0o600))
+	deadline := time.Now().Add(100 * time.Second)
+	for len(f.prom.query(t, `modelplane_e2e_open_fds{engine="vllm"}`)) != 2 {
+		require.True(t, time.Now().Before(deadline), "the new source never arrived after the config was mended:\n%s", f.col.out.String())
+		time.Sleep(time.Second)
+	}
+	out = f.col.out.String()
+	assert.Contains(t, out, "validates again")
+	assert.Equal(t, 1, strings.Count(out, `"signal": "hangup"`))
 }

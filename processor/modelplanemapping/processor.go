@@ -39,8 +39,12 @@ type mappingProcessor struct {
 	// those a reloaded mapping reads that it drops, already warned about.
 	scraped    map[string]bool
 	unfiltered map[string]bool
+	// reading are the sources the mappings read now; retryAt is when a refused rebuild of the
+	// filter is tried again.
+	reading map[string]bool
+	retryAt time.Time
 	// unfilteredCount is how many of unfiltered the mappings read now, for the telemetry
-	// callback, which runs unlocked.
+	// callback and the watch loop, which read it unlocked.
 	unfilteredCount atomic.Int64
 
 	stop chan struct{}
@@ -146,6 +150,7 @@ func (p *mappingProcessor) watch() {
 			return
 		case <-t.C:
 			p.reload(false)
+			p.retryFilterRebuild()
 		}
 	}
 }
@@ -242,20 +247,12 @@ func SetCollectorReload(f func() error) {
 // which rebuilds the filter, or, where it cannot, warns once per metric.
 func (p *mappingProcessor) checkScrapeFilter(all []metricmapping.MetricMapping, initial bool) {
 	now := sources(all)
+	p.reading = now
 	if initial {
 		p.scraped, p.unfiltered = now, map[string]bool{}
 		return
 	}
-	defer func() {
-		// What waits for a restart: the dropped sources the mappings still read.
-		waiting := 0
-		for name := range p.unfiltered {
-			if now[name] {
-				waiting++
-			}
-		}
-		p.unfilteredCount.Store(int64(waiting))
-	}()
+	defer p.countWaiting()
 	var added []string
 	for name := range now {
 		if !p.scraped[name] && !p.unfiltered[name] {
@@ -278,11 +275,59 @@ func (p *mappingProcessor) checkScrapeFilter(all []metricmapping.MetricMapping, 
 			}
 			return
 		}
-		p.logger.Warn("Could not reload the collector's configuration", zap.Error(err))
+		p.logger.Warn("Could not reload the collector's configuration; trying again every minute", zap.Error(err))
+		p.retryAt = time.Now().Add(filterRetry)
 	}
 	for _, name := range added {
 		p.unfiltered[name] = true
 		p.logger.Warn("A reloaded mapping reads a metric the scrape filter drops: restart the collector to map it, or set scrape_filter: false",
 			zap.String("from", name))
 	}
+}
+
+// countWaiting publishes how many dropped sources the mappings still read: what waits for a
+// reload or restart.
+func (p *mappingProcessor) countWaiting() {
+	waiting := 0
+	for name := range p.unfiltered {
+		if p.reading[name] {
+			waiting++
+		}
+	}
+	p.unfilteredCount.Store(int64(waiting))
+}
+
+// filterRetry is how often a refused rebuild of the scrape filter is tried again while mapped
+// sources wait. Each try validates the configuration in a child process, so not often.
+var filterRetry = time.Minute
+
+// retryFilterRebuild tries a refused rebuild of the scrape filter again, once per
+// filterRetry while mapped sources wait: the configuration that did not validate may have
+// been mended since.
+func (p *mappingProcessor) retryFilterRebuild() {
+	reload := collectorReload.Load()
+	if p.unfilteredCount.Load() == 0 || reload == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if time.Now().Before(p.retryAt) {
+		return
+	}
+	p.retryAt = time.Now().Add(filterRetry)
+	if err := (*reload)(); err != nil {
+		p.logger.Debug("The scrape filter still waits: the collector's configuration does not reload", zap.Error(err))
+		return
+	}
+	var waiting []string
+	for name := range p.unfiltered {
+		if p.reading[name] {
+			waiting = append(waiting, name)
+			p.scraped[name] = true
+		}
+		delete(p.unfiltered, name)
+	}
+	sort.Strings(waiting)
+	p.countWaiting()
+	p.logger.Info("The collector's configuration validates again: reloaded it to rebuild the scrape filter", zap.Strings("from", waiting))
 }

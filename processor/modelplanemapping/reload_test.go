@@ -2,6 +2,7 @@ package modelplanemapping
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -325,4 +326,38 @@ items:
 	require.Len(t, ignored, 1)
 	assert.Equal(t, path+`: document 1, items[1] (ConfigMap "stray")`, ignored[0].ContextMap()["document"])
 	assert.Empty(t, logs.FilterMessage("Skipped a mapping").All())
+}
+
+// A rebuild of the scrape filter that the collector refused (its configuration did not
+// validate) is tried again while the mapped sources wait, and once it goes through they no
+// longer wait: mending the configuration is enough, no restart needed.
+func TestScrapeFilterRebuildIsRetried(t *testing.T) {
+	// Restored after the processor's shutdown, which t.Cleanup runs first (last in, first out).
+	was := filterRetry
+	t.Cleanup(func() { filterRetry = was })
+	filterRetry = 20 * time.Millisecond
+	var mended atomic.Bool
+	var asked atomic.Int32
+	SetCollectorReload(func() error {
+		asked.Add(1)
+		if mended.Load() {
+			return nil
+		}
+		return errors.New("exporters::otlp_http: unknown key \"compresion\"")
+	})
+	t.Cleanup(func() { SetCollectorReload(nil) })
+	file, logs := startFiltered(t)
+
+	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v2")+"  - from: src_c\n    to: modelplane_v2_c\n"), 0o600))
+	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("Could not reload").Len() == 1 }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return asked.Load() >= 3 }, 5*time.Second, 5*time.Millisecond, "tried again")
+	assert.Zero(t, logs.FilterMessageSnippet("validates again").Len())
+
+	mended.Store(true)
+	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("validates again").Len() == 1 }, 5*time.Second, 5*time.Millisecond)
+	assert.Equal(t, []any{"src_c"}, logs.FilterMessageSnippet("validates again").All()[0].ContextMap()["from"])
+	n := asked.Load()
+	time.Sleep(10 * filterRetry)
+	assert.Equal(t, n, asked.Load(), "nothing waits, nothing more to try")
+	assert.Equal(t, 1, logs.FilterMessageSnippet("Could not reload").Len(), "one warning, not one per try")
 }
