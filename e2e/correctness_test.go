@@ -187,15 +187,7 @@ func TestBrokenMappingAtStart(t *testing.T) {
 func TestScrapeFilterFollowsNewMappings(t *testing.T) {
 	f := startFleet(t, true)
 	require.Empty(t, f.prom.query(t, "modelplane_e2e_open_fds"))
-	require.NoError(t, os.WriteFile(filepath.Join(f.mapDir, "new-source.yaml"), []byte(`apiVersion: modelplane.ai/v1alpha1
-kind: MetricMapping
-metadata:
-  name: new-source
-spec:
-  metrics:
-  - from: process_open_fds
-    to: modelplane_e2e_open_fds
-`), 0o600))
+	addNewSourceMapping(t, f.mapDir)
 	eventually(t, "the newly mapped series of both vLLM replicas", func() bool {
 		return len(f.prom.query(t, `modelplane_e2e_open_fds{engine="vllm"}`)) == 2
 	})
@@ -238,15 +230,7 @@ func TestNoReloadOntoABrokenConfig(t *testing.T) {
 	require.NotEqual(t, string(cfg), broken)
 	require.NoError(t, os.WriteFile(cfgPath, []byte(broken), 0o600))
 
-	require.NoError(t, os.WriteFile(filepath.Join(f.mapDir, "new-source.yaml"), []byte(`apiVersion: modelplane.ai/v1alpha1
-kind: MetricMapping
-metadata:
-  name: new-source
-spec:
-  metrics:
-  - from: process_open_fds
-    to: modelplane_e2e_open_fds
-`), 0o600))
+	addNewSourceMapping(t, f.mapDir)
 	eventually(t, "the processor's word on the reload it did not do", func() bool {
 		return strings.Contains(f.col.out.String(), "restart the collector to map it")
 	})
@@ -275,4 +259,19 @@ spec:
 	out = f.col.out.String()
 	assert.Contains(t, out, "validates again")
 	assert.Equal(t, 1, strings.Count(out, `"signal": "hangup"`))
+}
+
+// addNewSourceMapping writes a mapping that reads a metric no other mapping reads, so the
+// scrape filter built at start drops it.
+func addNewSourceMapping(t *testing.T, mapDir string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(mapDir, "new-source.yaml"), []byte(`apiVersion: modelplane.ai/v1alpha1
+kind: MetricMapping
+metadata:
+  name: new-source
+spec:
+  metrics:
+  - from: process_open_fds
+    to: modelplane_e2e_open_fds
+`), 0o600))
 }

@@ -255,22 +255,30 @@ func TestScrapeFilterAsksTheCollectorToRebuildIt(t *testing.T) {
 // startFiltered starts a processor with scrape_filter on and one mapping file, reloaded every
 // 10 ms; it returns the file and the processor's logs.
 func startFiltered(t *testing.T) (string, *observer.ObservedLogs) {
-	file := filepath.Join(t.TempDir(), "m.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v1")), 0o600))
+	file, cfg := filteredConfig(t)
 	core, logs := observer.New(zap.InfoLevel)
 	set := processortest.NewNopSettings(metadata.Type)
 	set.Logger = zap.New(core)
+	p, err := newProcessor(set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, p.shutdown(context.Background())) })
+	return file, logs
+}
+
+// filteredConfig is a config with scrape_filter on and no built-ins that reads one mapping
+// file, written with mappingDoc("v1") and polled every 10 ms.
+func filteredConfig(t *testing.T) (string, *Config) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "m.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v1")), 0o600))
 	cfg := createDefaultConfig()
 	cfg.Builtin.Enabled = false
 	cfg.ScrapeFilter = true
 	cfg.ReloadInterval = 10 * time.Millisecond
 	cfg.MappingFiles = []string{file}
 	require.NoError(t, cfg.Validate())
-	p, err := newProcessor(set, cfg)
-	require.NoError(t, err)
-	require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { require.NoError(t, p.shutdown(context.Background())) })
-	return file, logs
+	return file, cfg
 }
 
 // A file of `kubectl get metricmappings -o yaml`, the way a cluster's MetricMappings move to

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -105,14 +104,7 @@ func TestTelemetryUnfilteredSources(t *testing.T) {
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 
-	file := filepath.Join(t.TempDir(), "m.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v1")), 0o600))
-	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
-	cfg.ScrapeFilter = true
-	cfg.ReloadInterval = 10 * time.Millisecond
-	cfg.MappingFiles = []string{file}
-	require.NoError(t, cfg.Validate())
+	file, cfg := filteredConfig(t)
 	p, err := NewFactory().CreateMetrics(context.Background(), metadatatest.NewSettings(tel), cfg, consumertest.NewNop())
 	require.NoError(t, err)
 	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
