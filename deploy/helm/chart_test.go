@@ -159,14 +159,14 @@ func validateCollectorConfig(t *testing.T, out map[string]string) {
 		t.Log("OTELCOL_MODELPLANE_BIN not set: collector config not validated (make test sets it)")
 		return
 	}
-	res, cfg, err := runValidate(t, bin, out)
+	res, cfg, err := runValidate(t, bin, out, nil)
 	assert.NoError(t, err, "otelcol-modelplane validate:\n%s\n%s", res, cfg)
 }
 
 // runValidate runs `otelcol-modelplane validate` on the rendered config and returns its
-// output, the config and its error. mounted holds the files of mounted mapping ConfigMaps,
+// output, the config and its error. mounted (may be nil) holds the files of mounted mapping ConfigMaps,
 // by path below the mappings folder ("team/cluster.json").
-func runValidate(t *testing.T, bin string, out map[string]string, mounted ...map[string]string) (string, string, error) {
+func runValidate(t *testing.T, bin string, out, mounted map[string]string) (string, string, error) {
 	t.Helper()
 	var cm corev1.ConfigMap
 	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/configmap.yaml"]), &cm))
@@ -181,12 +181,10 @@ func runValidate(t *testing.T, bin string, out map[string]string, mounted ...map
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "mappings", "chart", k), []byte(v), 0o644))
 		}
 	}
-	for _, files := range mounted {
-		for name, data := range files {
-			file := filepath.Join(dir, "mappings", name)
-			require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
-			require.NoError(t, os.WriteFile(file, []byte(data), 0o644))
-		}
+	for name, data := range mounted {
+		file := filepath.Join(dir, "mappings", name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+		require.NoError(t, os.WriteFile(file, []byte(data), 0o644))
 	}
 	path := filepath.Join(dir, "config.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
@@ -289,7 +287,7 @@ func TestSinkConfigTypoFailsValidation(t *testing.T) {
   config: {timout: 30s}
 `)
 	require.NoError(t, err)
-	res, _, err := runValidate(t, bin, out)
+	res, _, err := runValidate(t, bin, out, nil)
 	require.Error(t, err)
 	assert.Contains(t, res, `exporters::otlp_http/vendor: unknown key "compresion" (did you mean "compression"?)`)
 	assert.Contains(t, res, `exporters::prometheus_remote_write/mimir: unknown key "timout" (did you mean "timeout"?)`)

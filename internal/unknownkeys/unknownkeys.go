@@ -17,7 +17,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusexporter"
@@ -63,15 +64,10 @@ func (converter) Convert(_ context.Context, conf *confmap.Conf) error {
 	var errs []error
 	for _, section := range []string{"receivers", "exporters", "extensions"} {
 		components, _ := conf.Get(section).(map[string]any)
-		ids := make([]string, 0, len(components))
-		for id := range components {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
+		for _, id := range slices.Sorted(maps.Keys(components)) {
 			typ, _, _ := strings.Cut(id, "/")
 			for _, c := range checked[section] {
-				if !contains(c.types, typ) {
+				if !slices.Contains(c.types, typ) {
 					continue
 				}
 				body, _ := components[id].(map[string]any)
@@ -87,15 +83,6 @@ func (converter) Convert(_ context.Context, conf *confmap.Conf) error {
 		errs = append(errs, errors.New("(collector v0.161.0 would ignore these keys without a word: open-telemetry/opentelemetry-collector#15907)"))
 	}
 	return errors.Join(errs...)
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // unknownKey is one key of the configuration that no field takes.
@@ -117,12 +104,7 @@ func walk(conf map[string]any, k *keys, prefix string, out *[]unknownKey) {
 	if k == nil || k.anything || k.fields == nil {
 		return
 	}
-	names := make([]string, 0, len(conf))
-	for name := range conf {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(conf)) {
 		path := prefix + name
 		child, ok := k.fields[name]
 		if !ok {
