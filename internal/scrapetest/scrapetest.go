@@ -87,16 +87,51 @@ func InBothFormats(t *testing.T, targets []Target, f func(t *testing.T, targets 
 // Prometheus receiver, and returns one pmetric.Metrics holding all scrapes. Each scrape job
 // gets the given metric_relabel_configs entries.
 func Scrape(ctx context.Context, targets []Target, metricRelabel ...map[string]any) (pmetric.Metrics, error) {
+	s, err := startScrapes(ctx, targets, metricRelabel)
+	if err != nil {
+		return pmetric.Metrics{}, err
+	}
+	defer s.stop()
+	return s.first(len(targets))
+}
+
+// StaleMarkers scrapes every target once, then stops the engines, and returns what the
+// Prometheus receiver emits for each target when its next scrape fails: the staleness
+// markers (points with no recorded value) of every series the target had, as a collector
+// sees them when an engine stops or a pod goes away.
+func StaleMarkers(ctx context.Context, targets []Target) (pmetric.Metrics, error) {
+	s, err := startScrapes(ctx, targets, nil)
+	if err != nil {
+		return pmetric.Metrics{}, err
+	}
+	defer s.stop()
+	if _, err := s.first(len(targets)); err != nil {
+		return pmetric.Metrics{}, err
+	}
+	for _, e := range s.engines {
+		_ = e.Stop()
+	}
+	return waitFor(len(targets), "stale markers of", func() pmetric.Metrics { return firstPerTarget(s.sink.AllMetrics(), hasStalePoint) })
+}
+
+// scrapes is a Prometheus receiver scraping demo engines into a sink.
+type scrapes struct {
+	engines []*demofleet.Engine
+	rcv     interface{ Shutdown(context.Context) error }
+	sink    *consumertest.MetricsSink
+}
+
+func startScrapes(ctx context.Context, targets []Target, metricRelabel []map[string]any) (s *scrapes, err error) {
+	s = &scrapes{sink: new(consumertest.MetricsSink)}
+	defer func() {
+		if err != nil {
+			s.stop()
+		}
+	}()
 	relabels := make([]any, 0, len(metricRelabel))
 	for _, r := range metricRelabel {
 		relabels = append(relabels, r)
 	}
-	var engines []*demofleet.Engine
-	defer func() {
-		for _, e := range engines {
-			_ = e.Stop()
-		}
-	}()
 	var scrapeConfigs []any
 	for i, t := range targets {
 		file := t.File
@@ -105,13 +140,13 @@ func Scrape(ctx context.Context, targets []Target, metricRelabel ...map[string]a
 		}
 		e, err := demofleet.NewEngine(t.Job, "127.0.0.1:0", file)
 		if err != nil {
-			return pmetric.Metrics{}, err
+			return s, err
 		}
 		e.OpenMetrics = t.OpenMetrics
 		if err := e.Start(); err != nil {
-			return pmetric.Metrics{}, err
+			return s, err
 		}
-		engines = append(engines, e)
+		s.engines = append(s.engines, e)
 		labels := map[string]any{}
 		for k, v := range t.Labels {
 			labels[k] = v
@@ -128,40 +163,58 @@ func Scrape(ctx context.Context, targets []Target, metricRelabel ...map[string]a
 	cfg := factory.CreateDefaultConfig()
 	conf := confmap.NewFromStringMap(map[string]any{"config": map[string]any{"scrape_configs": scrapeConfigs}})
 	if err := conf.Unmarshal(cfg); err != nil {
-		return pmetric.Metrics{}, err
+		return s, err
 	}
-	sink := new(consumertest.MetricsSink)
-	rcv, err := factory.CreateMetrics(ctx, receivertest.NewNopSettings(component.MustNewType("prometheus")), cfg, sink)
+	rcv, err := factory.CreateMetrics(ctx, receivertest.NewNopSettings(component.MustNewType("prometheus")), cfg, s.sink)
 	if err != nil {
-		return pmetric.Metrics{}, err
+		return s, err
 	}
 	if err := rcv.Start(ctx, componenttest.NewNopHost()); err != nil {
-		return pmetric.Metrics{}, err
+		return s, err
 	}
-	defer func() { _ = rcv.Shutdown(context.Background()) }()
+	s.rcv = rcv
+	return s, nil
+}
 
-	// Wait for one scrape of every target: one resource per target.
+func (s *scrapes) stop() {
+	if s.rcv != nil {
+		_ = s.rcv.Shutdown(context.Background())
+	}
+	for _, e := range s.engines {
+		_ = e.Stop()
+	}
+}
+
+// first waits for one scrape of every target: one resource per target.
+func (s *scrapes) first(targets int) (pmetric.Metrics, error) {
+	return waitFor(targets, "scrapes of", func() pmetric.Metrics { return firstPerTarget(s.sink.AllMetrics(), nil) })
+}
+
+// waitFor polls got until it holds a resource per target, for at most 30 s.
+func waitFor(targets int, what string, got func() pmetric.Metrics) (pmetric.Metrics, error) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if got := firstPerTarget(sink.AllMetrics()); got.ResourceMetrics().Len() >= len(targets) {
-			return got, nil
+		md := got()
+		if md.ResourceMetrics().Len() >= targets {
+			return md, nil
 		}
 		if time.Now().After(deadline) {
-			return pmetric.Metrics{}, fmt.Errorf("scraped %d of %d targets in 30s", firstPerTarget(sink.AllMetrics()).ResourceMetrics().Len(), len(targets))
+			return pmetric.Metrics{}, fmt.Errorf("%s %d of %d targets in 30s", what, md.ResourceMetrics().Len(), targets)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 }
 
-// firstPerTarget keeps the first scrape of each target (by service.instance.id).
-func firstPerTarget(batches []pmetric.Metrics) pmetric.Metrics {
+// firstPerTarget keeps the first scrape of each target (by service.instance.id) that keep
+// accepts (nil: any).
+func firstPerTarget(batches []pmetric.Metrics, keep func(pmetric.ResourceMetrics) bool) pmetric.Metrics {
 	out := pmetric.NewMetrics()
 	seen := map[string]bool{}
 	for _, b := range batches {
 		for i := 0; i < b.ResourceMetrics().Len(); i++ {
 			rm := b.ResourceMetrics().At(i)
 			id, _ := rm.Resource().Attributes().Get("service.instance.id")
-			if seen[id.AsString()] {
+			if seen[id.AsString()] || (keep != nil && !keep(rm)) {
 				continue
 			}
 			seen[id.AsString()] = true
@@ -169,4 +222,32 @@ func firstPerTarget(batches []pmetric.Metrics) pmetric.Metrics {
 		}
 	}
 	return out
+}
+
+// hasStalePoint reports whether a scrape holds a staleness marker.
+func hasStalePoint(rm pmetric.ResourceMetrics) bool {
+	sms := rm.ScopeMetrics()
+	for i := 0; i < sms.Len(); i++ {
+		ms := sms.At(i).Metrics()
+		for j := 0; j < ms.Len(); j++ {
+			if stale(ms.At(j)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func stale(m pmetric.Metric) bool {
+	switch m.Type() {
+	case pmetric.MetricTypeGauge:
+		return m.Gauge().DataPoints().Len() > 0 && m.Gauge().DataPoints().At(0).Flags().NoRecordedValue()
+	case pmetric.MetricTypeSum:
+		return m.Sum().DataPoints().Len() > 0 && m.Sum().DataPoints().At(0).Flags().NoRecordedValue()
+	case pmetric.MetricTypeHistogram:
+		return m.Histogram().DataPoints().Len() > 0 && m.Histogram().DataPoints().At(0).Flags().NoRecordedValue()
+	case pmetric.MetricTypeSummary:
+		return m.Summary().DataPoints().Len() > 0 && m.Summary().DataPoints().At(0).Flags().NoRecordedValue()
+	}
+	return false
 }

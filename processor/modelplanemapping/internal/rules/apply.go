@@ -100,10 +100,27 @@ func (s *Set) applyScope(ms pmetric.MetricSlice, opts Options, st *Stats) {
 			st.Dropped += points
 			m.SetName("")
 			remove = true
+			continue
+		}
+		if m.Type() == pmetric.MetricTypeHistogram {
+			endStaleSums(m.Histogram().DataPoints())
 		}
 	}
 	if remove {
 		ms.RemoveIf(func(m pmetric.Metric) bool { return m.Name() == "" })
+	}
+}
+
+// endStaleSums gives a sum to each staleness marker (a point with no recorded value) of a
+// histogram that has none. The Prometheus receiver builds the marker of a target that stopped
+// without a sum, and the remote-write exporter writes a `_sum` sample only for a point with
+// one, so `_bucket` and `_count` ended at once while `_sum` answered with its last value for
+// five minutes. The value is never read: the exporter writes Prometheus's stale NaN.
+func endStaleSums(dps pmetric.HistogramDataPointSlice) {
+	for i := 0; i < dps.Len(); i++ {
+		if dp := dps.At(i); dp.Flags().NoRecordedValue() && !dp.HasSum() {
+			dp.SetSum(0)
+		}
 	}
 }
 

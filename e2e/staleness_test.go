@@ -1,0 +1,104 @@
+package e2e
+
+import (
+	"bufio"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A replica scaled down or a node's dcgm-exporter gone: its modelplane_* series end at once
+// in the backend, instead of answering queries with their last value for Prometheus's
+// five-minute lookback. The Prometheus receiver marks every series of a target whose scrape
+// fails as stale, and those markers must survive the mapping: renamed, converted (the GPU
+// memory in MiB), split by identity (GPUs held by pods of two namespaces) and extracted
+// (histogram parts).
+func TestStoppedTargetEndsItsSeries(t *testing.T) {
+	f := startFleet(t, true)
+	gone, dcgm := f.engines[1], f.engines[3]
+	require.Equal(t, "llama-1", gone.Labels["replica"])
+	require.Equal(t, "dcgm-exporter", dcgm.Job)
+	require.NotEmpty(t, f.prom.query(t, `modelplane_request_ttft_seconds_count{replica="llama-1"}`))
+	gpuSeries := len(f.prom.query(t, `{__name__=~"modelplane_gpu_.+|modelplane_energy_joules_total"}`))
+	require.Greater(t, gpuSeries, 8, "several GPU series per GPU before the stop")
+
+	require.NoError(t, gone.e.Stop())
+	require.NoError(t, dcgm.e.Stop())
+	eventually(t, "no series of the stopped replica or of the GPUs", func() bool {
+		return len(f.prom.query(t, `{replica="llama-1"}`)) == 0 &&
+			len(f.prom.query(t, `{__name__=~"modelplane_gpu_.+|modelplane_energy_joules_total"}`)) == 0
+	})
+	// The rest of the fleet goes on.
+	assert.Len(t, f.prom.query(t, `modelplane_requests_waiting{engine="vllm"}`), 1)
+	assert.NotEmpty(t, f.prom.query(t, `modelplane_request_ttft_seconds_count{replica="llama-0"}`))
+}
+
+// The same on the embedded default's Prometheus endpoint, which a GPU host's Prometheus
+// scrapes: every series of a stopped target leaves /metrics at once, also where one metric
+// holds several of them (vLLM's responses by finish reason, five series).
+func TestStoppedTargetLeavesTheEndpoint(t *testing.T) {
+	vllm := startEngine(t, "vllm", "vllm.prom", nil)
+	sglang := startEngine(t, "sglang", "sglang.prom", nil)
+	dcgm := startEngine(t, "dcgm-exporter", "dcgm-exporter.prom", nil)
+	endpoint := freePort(t)
+	startWithEnv(t, append(os.Environ(),
+		"MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_SGLANG_TARGET="+sglang.Addr,
+		"MODELPLANE_DCGM_EXPORTER_TARGET="+dcgm.Addr, "MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint,
+		"MODELPLANE_SCRAPE_INTERVAL=1s"), collectorBin)
+	var lines []string
+	eventually(t, "vLLM, SGLang and GPU series on the endpoint", func() bool {
+		lines = servedLines(t, endpoint)
+		return count(lines, `modelplane_responses_total{`, `engine="vllm"`) == 5 &&
+			count(lines, `modelplane_gpu_memory_used_bytes{`) == 2 &&
+			count(lines, `modelplane_requests_waiting{`, `engine="sglang"`) == 1
+	})
+
+	require.NoError(t, vllm.e.Stop())
+	require.NoError(t, dcgm.e.Stop())
+	eventually(t, "no vLLM or GPU series on the endpoint", func() bool {
+		lines = servedLines(t, endpoint)
+		return count(lines, `engine="vllm"`) == 0 && count(lines, `modelplane_gpu_`) == 0 &&
+			count(lines, `modelplane_energy_joules_total`) == 0
+	})
+	assert.Equal(t, 1, count(lines, `modelplane_requests_waiting{`, `engine="sglang"`), "SGLang goes on")
+}
+
+// servedLines are the sample lines of a Prometheus endpoint's page (none when it does not
+// answer).
+func servedLines(t *testing.T, endpoint string) []string {
+	t.Helper()
+	resp, err := http.Get("http://" + endpoint + "/metrics")
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	var lines []string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if line := sc.Text(); line != "" && line[0] != '#' {
+			lines = append(lines, line)
+		}
+	}
+	require.NoError(t, sc.Err())
+	return lines
+}
+
+// count is how many lines contain every one of parts.
+func count(lines []string, parts ...string) int {
+	n := 0
+	for _, l := range lines {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(l, p)
+		}
+		if all {
+			n++
+		}
+	}
+	return n
+}
