@@ -7,6 +7,7 @@ import (
 	"context"
 	"net"
 	"path/filepath"
+	"sync"
 
 	"google.golang.org/grpc"
 	podresourcesv1 "k8s.io/kubelet/pkg/apis/podresources/v1"
@@ -17,14 +18,18 @@ type Kubelet struct {
 	// Socket is the unix socket it listens on.
 	Socket string
 	srv    *grpc.Server
+	lister *lister
 }
 
 type lister struct {
 	podresourcesv1.UnimplementedPodResourcesListerServer
+	mu   sync.Mutex
 	pods []*podresourcesv1.PodResources
 }
 
 func (l *lister) List(context.Context, *podresourcesv1.ListPodResourcesRequest) (*podresourcesv1.ListPodResourcesResponse, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	return &podresourcesv1.ListPodResourcesResponse{PodResources: l.pods}, nil
 }
 
@@ -36,9 +41,17 @@ func Start(dir string, pods ...*podresourcesv1.PodResources) (*Kubelet, error) {
 		return nil, err
 	}
 	srv := grpc.NewServer()
-	podresourcesv1.RegisterPodResourcesListerServer(srv, &lister{pods: pods})
+	l := &lister{pods: pods}
+	podresourcesv1.RegisterPodResourcesListerServer(srv, l)
 	go func() { _ = srv.Serve(ln) }()
-	return &Kubelet{Socket: sock, srv: srv}, nil
+	return &Kubelet{Socket: sock, srv: srv, lister: l}, nil
+}
+
+// SetPods replaces the pods served, as pods come and go on a node.
+func (k *Kubelet) SetPods(pods ...*podresourcesv1.PodResources) {
+	k.lister.mu.Lock()
+	defer k.lister.mu.Unlock()
+	k.lister.pods = pods
 }
 
 // Stop stops serving.

@@ -36,19 +36,34 @@ func (e *emitter) metric(f *field) pmetric.Metric {
 	return m
 }
 
+// adopt indexes the metrics the slice already holds, so that points of their fields join
+// them instead of starting a second metric of the same name.
+func (e *emitter) adopt() {
+	for i := 0; i < e.ms.Len(); i++ {
+		e.byName[e.ms.At(i).Name()] = e.ms.At(i)
+	}
+}
+
+// emptyPoint appends a point of field f, with the emitter's timestamps and no value, to the
+// field's metric.
+func (e *emitter) emptyPoint(f *field) pmetric.NumberDataPoint {
+	m := e.metric(f)
+	var dp pmetric.NumberDataPoint
+	if f.counter {
+		dp = m.Sum().DataPoints().AppendEmpty()
+		dp.SetStartTimestamp(e.start)
+	} else {
+		dp = m.Gauge().DataPoints().AppendEmpty()
+	}
+	dp.SetTimestamp(e.now)
+	return dp
+}
+
 // point adds value v of field f with the labels set by labels, once per owner (or once
 // without pod labels when nobody holds the device).
 func (e *emitter) point(f *field, v float64, labels func(pcommon.Map), owners []owner) {
-	m := e.metric(f)
 	add := func(o *owner) {
-		var dp pmetric.NumberDataPoint
-		if f.counter {
-			dp = m.Sum().DataPoints().AppendEmpty()
-			dp.SetStartTimestamp(e.start)
-		} else {
-			dp = m.Gauge().DataPoints().AppendEmpty()
-		}
-		dp.SetTimestamp(e.now)
+		dp := e.emptyPoint(f)
 		dp.SetDoubleValue(v)
 		labels(dp.Attributes())
 		if o != nil {

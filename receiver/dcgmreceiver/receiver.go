@@ -7,6 +7,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
 	"go.opentelemetry.io/otel/metric"
@@ -34,12 +35,16 @@ type dcgmReceiver struct {
 	// idOpts labels this receiver's own measurements with its ID, as obsrecv does.
 	idOpts []metric.RecordOption
 
+	// series ends with a staleness marker each series a collection no longer holds.
+	series *seriesSet
+
 	cancel context.CancelFunc
 	done   sync.WaitGroup
 }
 
 func (r *dcgmReceiver) Start(_ context.Context, _ component.Host) error {
 	r.col = newCollector(r.cfg, r.logger)
+	r.series = newSeriesSet()
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.done.Add(1)
@@ -70,6 +75,7 @@ func (r *dcgmReceiver) collectOnce(ctx context.Context, now time.Time) {
 	if err != nil {
 		r.logger.Warn("GPU collection failed", zap.Error(err))
 	}
+	r.series.endMissing(md, pcommon.NewTimestampFromTime(now))
 	// Counted before the pipeline takes the batch: processors may move or drop its points.
 	points := md.DataPointCount()
 	if points == 0 {

@@ -57,6 +57,7 @@ type point struct {
 	counter    bool
 	attrs      map[string]any
 	value      float64
+	stale      bool // a staleness marker: no recorded value
 }
 
 func points(md pmetric.Metrics) []point {
@@ -75,7 +76,8 @@ func points(md pmetric.Metrics) []point {
 					dps = m.Gauge().DataPoints()
 				}
 				for d := 0; d < dps.Len(); d++ {
-					out = append(out, point{m.Name(), m.Description(), counter, dps.At(d).Attributes().AsRaw(), dps.At(d).DoubleValue()})
+					dp := dps.At(d)
+					out = append(out, point{m.Name(), m.Description(), counter, dp.Attributes().AsRaw(), dp.DoubleValue(), dp.Flags().NoRecordedValue()})
 				}
 			}
 		}

@@ -1,0 +1,106 @@
+package dcgmreceiver
+
+import (
+	"slices"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadata"
+)
+
+// seriesSet remembers the series of the last collection, so that a series missing from the
+// next one (a pod released the GPU, a GPU was lost, NVML went away) ends with a staleness
+// marker: a point with no recorded value, as the Prometheus receiver sends for a series that
+// left a scraped dcgm-exporter's page. Remote write writes it as Prometheus's stale marker
+// and the Prometheus exporter stops serving the series, where both would otherwise answer
+// with the last value for five minutes, beside the series of the pod that holds the GPU now.
+type seriesSet struct {
+	last, next map[string]series
+	kv         []string // reused for each point's key
+}
+
+type series struct {
+	name  string
+	attrs pcommon.Map
+	start pcommon.Timestamp
+}
+
+func newSeriesSet() *seriesSet {
+	return &seriesSet{last: map[string]series{}, next: map[string]series{}}
+}
+
+// endMissing adds to md a staleness marker, timestamped now, for every series of the last
+// call that md does not hold, and remembers md's series for the next call. It returns how
+// many series it ended.
+func (s *seriesSet) endMissing(md pmetric.Metrics, now pcommon.Timestamp) int {
+	rms := md.ResourceMetrics()
+	for i := 0; i < rms.Len(); i++ {
+		sms := rms.At(i).ScopeMetrics()
+		for j := 0; j < sms.Len(); j++ {
+			ms := sms.At(j).Metrics()
+			for k := 0; k < ms.Len(); k++ {
+				m := ms.At(k)
+				var dps pmetric.NumberDataPointSlice
+				switch m.Type() {
+				case pmetric.MetricTypeGauge:
+					dps = m.Gauge().DataPoints()
+				case pmetric.MetricTypeSum:
+					dps = m.Sum().DataPoints()
+				default:
+					continue
+				}
+				for d := 0; d < dps.Len(); d++ {
+					s.see(m.Name(), dps.At(d))
+				}
+			}
+		}
+	}
+	ended := len(s.last)
+	if ended > 0 {
+		out := newEmitter(scopeMetrics(md).Metrics(), 0, now)
+		out.adopt()
+		for _, gone := range s.last {
+			f, ok := fieldByName[gone.name]
+			if !ok {
+				continue
+			}
+			out.start = gone.start
+			dp := out.emptyPoint(f)
+			dp.SetFlags(pmetric.DefaultDataPointFlags.WithNoRecordedValue(true))
+			gone.attrs.CopyTo(dp.Attributes())
+		}
+	}
+	clear(s.last)
+	s.last, s.next = s.next, s.last
+	return ended
+}
+
+// see moves the series of one point from last to next, or adds it to next.
+func (s *seriesSet) see(name string, dp pmetric.NumberDataPoint) {
+	s.kv = s.kv[:0]
+	for k, v := range dp.Attributes().All() {
+		s.kv = append(s.kv, k+"="+v.AsString())
+	}
+	slices.Sort(s.kv)
+	key := name + "{" + strings.Join(s.kv, ",") + "}"
+	if known, ok := s.last[key]; ok {
+		delete(s.last, key)
+		s.next[key] = known
+		return
+	}
+	attrs := pcommon.NewMap()
+	dp.Attributes().CopyTo(attrs)
+	s.next[key] = series{name: name, attrs: attrs, start: dp.StartTimestamp()}
+}
+
+// scopeMetrics is md's scope of this receiver, added where md has none (no GPU read).
+func scopeMetrics(md pmetric.Metrics) pmetric.ScopeMetrics {
+	if rms := md.ResourceMetrics(); rms.Len() > 0 && rms.At(0).ScopeMetrics().Len() > 0 {
+		return rms.At(0).ScopeMetrics().At(0)
+	}
+	sm := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty()
+	sm.Scope().SetName(metadata.ScopeName)
+	return sm
+}
