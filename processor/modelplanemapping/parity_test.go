@@ -59,10 +59,13 @@ func setCluster(md pmetric.Metrics, cluster string) {
 	}
 }
 
+// runReference runs the reference chain on a copy of in, which it leaves as it is for ours.
 func runReference(t testing.TB, procs map[string]any, in pmetric.Metrics) pmetric.Metrics {
 	sink := new(consumertest.MetricsSink)
 	ref := newReferenceChain(t, procs, sink)
-	require.NoError(t, ref.ConsumeMetrics(context.Background(), in))
+	cp := pmetric.NewMetrics()
+	in.CopyTo(cp)
+	require.NoError(t, ref.ConsumeMetrics(context.Background(), cp))
 	out := pmetric.NewMetrics()
 	for _, md := range sink.AllMetrics() {
 		md.ResourceMetrics().MoveAndAppendTo(out.ResourceMetrics())
@@ -83,9 +86,7 @@ func parityOnSharedExpositions(t *testing.T, fleet []scrapetest.Target) {
 	require.NoError(t, err)
 	require.Positive(t, in.DataPointCount())
 
-	refIn := pmetric.NewMetrics()
-	in.CopyTo(refIn)
-	ref := runReference(t, anchorPipeline(t, "prod"), refIn)
+	ref := runReference(t, anchorPipeline(t, "prod"), in)
 
 	ours := in
 	setCluster(ours, "prod")
@@ -117,9 +118,7 @@ func parityOnSharedExpositions(t *testing.T, fleet []scrapetest.Target) {
 func runBoth(t *testing.T, in pmetric.Metrics, ms ...metricmapping.MetricMapping) (ref, ours pmetric.Metrics) {
 	procs := anchorPipeline(t, "c")
 	procs["transform/modelplane"] = ottlFromMappings(ms)
-	refIn := pmetric.NewMetrics()
-	in.CopyTo(refIn)
-	ref = runReference(t, procs, refIn)
+	ref = runReference(t, procs, in)
 	cfg := createDefaultConfig()
 	cfg.Builtin.Enabled = false
 	for _, m := range ms {
@@ -194,9 +193,7 @@ func TestDefectUnitsDescriptionsAndExponential(t *testing.T) {
 	mappings := append(anchorMappings(t), metricmapping.MetricMapping{Name: "exp", Metrics: []metricmapping.Entry{{From: "lat_ms", To: "modelplane_request_duration_seconds", FromUnit: "Milliseconds"}}})
 	procs := anchorPipeline(t, "c")
 	procs["transform/modelplane"] = ottlFromMappings(mappings)
-	refIn := pmetric.NewMetrics()
-	in.CopyTo(refIn)
-	ref := runReference(t, procs, refIn)
+	ref := runReference(t, procs, in)
 	cfg := createDefaultConfig()
 	cfg.Builtin.Enabled = false
 	cfg.MappingFiles = []string{filepath.Join(anchorDir, "modelplane-builtins.yaml")}
@@ -244,9 +241,7 @@ func TestCatalogContinuesEveryReferenceSeries(t *testing.T) {
 	scrapetest.InBothFormats(t, scrapetest.Fleet(4, 4), func(t *testing.T, fleet []scrapetest.Target) {
 		in, err := scrapetest.Scrape(context.Background(), fleet)
 		require.NoError(t, err)
-		refIn := pmetric.NewMetrics()
-		in.CopyTo(refIn)
-		want := series(runReference(t, anchorPipeline(t, "prod"), refIn), exact)
+		want := series(runReference(t, anchorPipeline(t, "prod"), in), exact)
 
 		setCluster(in, "prod")
 		got := series(runOnce(t, createDefaultConfig(), in), exact)

@@ -202,9 +202,7 @@ func checkGeneratedParity(t *testing.T, g generated) {
 	t.Helper()
 	procs := anchorPipeline(t, "prop")
 	procs["transform/modelplane"] = ottlFromMappings(g.mappings)
-	refIn := pmetric.NewMetrics()
-	g.input.CopyTo(refIn)
-	ref := runReference(t, procs, refIn)
+	ref := runReference(t, procs, g.input)
 
 	cfg := createDefaultConfig()
 	cfg.Builtin.Enabled = false

@@ -28,9 +28,7 @@ func TestStaleMarkersEndEverySeries(t *testing.T) {
 	scrapetest.InBothFormats(t, scrapetest.Fleet(2, 2), func(t *testing.T, fleet []scrapetest.Target) {
 		in, err := scrapetest.StaleMarkers(context.Background(), fleet)
 		require.NoError(t, err)
-		refIn := pmetric.NewMetrics()
-		in.CopyTo(refIn)
-		ref := remoteWriteSeries(t, runReference(t, anchorPipeline(t, "prod"), refIn))
+		ref := remoteWriteSeries(t, runReference(t, anchorPipeline(t, "prod"), in))
 		setCluster(in, "prod")
 		ours := remoteWriteSeries(t, runOnce(t, ourChainConfig(t), in))
 

@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	datapoints "github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadata"
 )
 
@@ -35,28 +36,7 @@ func newSeriesSet() *seriesSet {
 // call that md does not hold, and remembers md's series for the next call. It returns how
 // many series it ended.
 func (s *seriesSet) endMissing(md pmetric.Metrics, now pcommon.Timestamp) int {
-	rms := md.ResourceMetrics()
-	for i := 0; i < rms.Len(); i++ {
-		sms := rms.At(i).ScopeMetrics()
-		for j := 0; j < sms.Len(); j++ {
-			ms := sms.At(j).Metrics()
-			for k := 0; k < ms.Len(); k++ {
-				m := ms.At(k)
-				var dps pmetric.NumberDataPointSlice
-				switch m.Type() {
-				case pmetric.MetricTypeGauge:
-					dps = m.Gauge().DataPoints()
-				case pmetric.MetricTypeSum:
-					dps = m.Sum().DataPoints()
-				default:
-					continue
-				}
-				for d := 0; d < dps.Len(); d++ {
-					s.see(m.Name(), dps.At(d))
-				}
-			}
-		}
-	}
+	datapoints.WalkNumbers(md, func(_ pcommon.Map, m pmetric.Metric, dp pmetric.NumberDataPoint) { s.see(m.Name(), dp) })
 	ended := len(s.last)
 	if ended > 0 {
 		out := newEmitter(scopeMetrics(md).Metrics(), 0, now)
