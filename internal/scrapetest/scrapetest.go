@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
@@ -117,7 +118,7 @@ func StaleMarkers(ctx context.Context, targets []Target) (pmetric.Metrics, error
 // scrapes is a Prometheus receiver scraping demo engines into a sink.
 type scrapes struct {
 	engines []*demofleet.Engine
-	rcv     interface{ Shutdown(context.Context) error }
+	rcv     receiver.Metrics
 	sink    *consumertest.MetricsSink
 }
 
