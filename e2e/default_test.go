@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"bufio"
-	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -31,33 +29,39 @@ func TestEmbeddedDefaultOnArm64(t *testing.T) {
 	checkEmbeddedDefault(t, qemu, "-L", "/usr/aarch64-linux-gnu", bin)
 }
 
+// embeddedDefault is a collector on its embedded default, scraping a vLLM, an SGLang and a
+// dcgm-exporter through the documented environment variables, and serving on endpoint.
+type embeddedDefault struct {
+	vllm, sglang, dcgm *engine
+	endpoint           string
+	proc               *process
+}
+
+func startEmbeddedDefault(t *testing.T, command string, args ...string) *embeddedDefault {
+	t.Helper()
+	d := &embeddedDefault{
+		vllm:     startEngine(t, "vllm", "vllm.prom", nil),
+		sglang:   startEngine(t, "sglang", "sglang.prom", nil),
+		dcgm:     startEngine(t, "dcgm-exporter", "dcgm-exporter.prom", nil),
+		endpoint: freePort(t),
+	}
+	env := append(os.Environ(),
+		"MODELPLANE_VLLM_TARGET="+d.vllm.Addr, "MODELPLANE_SGLANG_TARGET="+d.sglang.Addr,
+		"MODELPLANE_DCGM_EXPORTER_TARGET="+d.dcgm.Addr, "MODELPLANE_PROMETHEUS_ENDPOINT="+d.endpoint,
+		"MODELPLANE_SCRAPE_INTERVAL=1s", "MODELPLANE_CLUSTER=laptop")
+	d.proc = startWithEnv(t, env, command, args...)
+	return d
+}
+
 // checkEmbeddedDefault runs command with no --config against local engines and checks
 // what it serves and logs.
 func checkEmbeddedDefault(t *testing.T, command string, args ...string) {
-	vllm := startEngine(t, "vllm", "vllm.prom", nil)
-	sglang := startEngine(t, "sglang", "sglang.prom", nil)
-	dcgm := startEngine(t, "dcgm-exporter", "dcgm-exporter.prom", nil)
-	endpoint := freePort(t)
-	env := append(os.Environ(),
-		"MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_SGLANG_TARGET="+sglang.Addr,
-		"MODELPLANE_DCGM_EXPORTER_TARGET="+dcgm.Addr, "MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint,
-		"MODELPLANE_SCRAPE_INTERVAL=1s", "MODELPLANE_CLUSTER=laptop")
-	p := startWithEnv(t, env, command, args...)
+	d := startEmbeddedDefault(t, command, args...)
+	p, endpoint := d.proc, d.endpoint
 	var names map[string]bool
 	eventually(t, "modelplane_ series on the embedded default's endpoint", func() bool {
 		names = map[string]bool{}
-		resp, err := http.Get("http://" + endpoint + "/metrics")
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			if line == "" || line[0] == '#' {
-				continue
-			}
+		for _, line := range servedLines(t, endpoint) {
 			names[strings.FieldsFunc(line, func(r rune) bool { return r == '{' || r == ' ' })[0]] = true
 		}
 		return names["modelplane_gpu_memory_used_bytes"] && names["modelplane_requests_waiting"] && names["modelplane_kv_cache_utilization_ratio"]

@@ -3,7 +3,6 @@ package e2e
 import (
 	"bufio"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
@@ -41,14 +40,8 @@ func TestStoppedTargetEndsItsSeries(t *testing.T) {
 // scrapes: every series of a stopped target leaves /metrics at once, also where one metric
 // holds several of them (vLLM's responses by finish reason, five series).
 func TestStoppedTargetLeavesTheEndpoint(t *testing.T) {
-	vllm := startEngine(t, "vllm", "vllm.prom", nil)
-	sglang := startEngine(t, "sglang", "sglang.prom", nil)
-	dcgm := startEngine(t, "dcgm-exporter", "dcgm-exporter.prom", nil)
-	endpoint := freePort(t)
-	startWithEnv(t, append(os.Environ(),
-		"MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_SGLANG_TARGET="+sglang.Addr,
-		"MODELPLANE_DCGM_EXPORTER_TARGET="+dcgm.Addr, "MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint,
-		"MODELPLANE_SCRAPE_INTERVAL=1s"), collectorBin)
+	d := startEmbeddedDefault(t, collectorBin)
+	endpoint := d.endpoint
 	var lines []string
 	eventually(t, "vLLM, SGLang and GPU series on the endpoint", func() bool {
 		lines = servedLines(t, endpoint)
@@ -57,8 +50,8 @@ func TestStoppedTargetLeavesTheEndpoint(t *testing.T) {
 			count(lines, `modelplane_requests_waiting{`, `engine="sglang"`) == 1
 	})
 
-	require.NoError(t, vllm.e.Stop())
-	require.NoError(t, dcgm.e.Stop())
+	require.NoError(t, d.vllm.e.Stop())
+	require.NoError(t, d.dcgm.e.Stop())
 	eventually(t, "no vLLM or GPU series on the endpoint", func() bool {
 		lines = servedLines(t, endpoint)
 		return count(lines, `engine="vllm"`) == 0 && count(lines, `modelplane_gpu_`) == 0 &&
