@@ -33,12 +33,10 @@ func newSeriesSet() *seriesSet {
 }
 
 // endMissing adds to md a staleness marker, timestamped now, for every series of the last
-// call that md does not hold, and remembers md's series for the next call. It returns how
-// many series it ended.
-func (s *seriesSet) endMissing(md pmetric.Metrics, now pcommon.Timestamp) int {
+// call that md does not hold, and remembers md's series for the next call.
+func (s *seriesSet) endMissing(md pmetric.Metrics, now pcommon.Timestamp) {
 	datapoints.WalkNumbers(md, func(_ pcommon.Map, m pmetric.Metric, dp pmetric.NumberDataPoint) { s.see(m.Name(), dp) })
-	ended := len(s.last)
-	if ended > 0 {
+	if len(s.last) > 0 {
 		out := newEmitter(scopeMetrics(md).Metrics(), 0, now)
 		out.adopt()
 		for _, gone := range s.last {
@@ -54,7 +52,6 @@ func (s *seriesSet) endMissing(md pmetric.Metrics, now pcommon.Timestamp) int {
 	}
 	clear(s.last)
 	s.last, s.next = s.next, s.last
-	return ended
 }
 
 // see moves the series of one point from last to next, or adds it to next.
