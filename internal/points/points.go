@@ -3,6 +3,9 @@
 package points // import "github.com/modelplaneai/otelcol-modelplane/internal/points"
 
 import (
+	"slices"
+	"strings"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 )
@@ -109,4 +112,27 @@ func EachMetric(md pmetric.Metrics, f func(res pcommon.Map, m pmetric.Metric)) {
 			}
 		}
 	}
+}
+
+// Keys builds the keys of series, reusing one buffer between calls; it is not safe for
+// concurrent use.
+type Keys struct{ kv []string }
+
+// Of is the key of one series: its metric's name and each attribute map in the order given,
+// each map's pairs sorted, so two points whose name and maps are equal have the same key
+// whatever order their attributes were added in.
+func (k *Keys) Of(name string, maps ...pcommon.Map) string {
+	var b strings.Builder
+	b.WriteString(name)
+	for _, attrs := range maps {
+		k.kv = k.kv[:0]
+		for key, v := range attrs.All() {
+			k.kv = append(k.kv, key+"="+v.AsString())
+		}
+		slices.Sort(k.kv)
+		b.WriteByte('{')
+		b.WriteString(strings.Join(k.kv, ","))
+		b.WriteByte('}')
+	}
+	return b.String()
 }

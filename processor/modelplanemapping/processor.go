@@ -32,6 +32,8 @@ type mappingProcessor struct {
 
 	// active is swapped whole on reload; a batch reads it once, so it is never half-applied.
 	active atomic.Pointer[rules.Set]
+	// ending ends the series a reload stops producing.
+	ending reloadEnd
 
 	mu    sync.Mutex // guards files and the fields below during reloads
 	files *fileSet
@@ -184,6 +186,11 @@ func (p *mappingProcessor) reload(initial bool) {
 	if p.cfg.ScrapeFilter {
 		p.checkScrapeFilter(all, initial)
 	}
+	if !initial {
+		// Before the swap: a batch that still reads the old set then records it as its
+		// source's, and the source's next batch is compared with it.
+		p.ending.begin(p.active.Load(), time.Now())
+	}
 	p.active.Store(set)
 	result := "ok"
 	if len(problems) > 0 {
@@ -199,13 +206,32 @@ func (p *mappingProcessor) reload(initial bool) {
 }
 
 func (p *mappingProcessor) processMetrics(ctx context.Context, md pmetric.Metrics) (pmetric.Metrics, error) {
+	set := p.active.Load()
+	var before pmetric.Metrics
+	prev := p.ending.previous(md, set, time.Now())
+	if prev != nil {
+		before = pmetric.NewMetrics()
+		md.CopyTo(before)
+	}
 	var st rules.Stats
-	p.active.Load().Apply(md, p.opts, &st)
-	if p.identity != nil {
-		p.identity.Apply(md)
+	set.Apply(md, p.opts, &st)
+	p.keepIdentity(md)
+	if prev != nil {
+		var ignored rules.Stats // the batch is counted once, as the current set saw it
+		prev.Apply(before, p.opts, &ignored)
+		p.keepIdentity(before)
+		if n := endMissing(before, md); n > 0 {
+			p.telemetry.ProcessorModelplaneMappingSeriesEnded.Add(ctx, n, p.idOpts...)
+		}
 	}
 	p.record(ctx, &st)
 	return md, nil
+}
+
+func (p *mappingProcessor) keepIdentity(md pmetric.Metrics) {
+	if p.identity != nil {
+		p.identity.Apply(md)
+	}
 }
 
 func (p *mappingProcessor) record(ctx context.Context, st *rules.Stats) {

@@ -84,12 +84,21 @@ func (f *flow) forget() {
 
 func (f *flow) check(md pmetric.Metrics) {
 	f.batches.Add(1)
-	var names []string
+	var names, ended []string
 	for i := 0; i < md.ResourceMetrics().Len(); i++ {
 		ms := md.ResourceMetrics().At(i).ScopeMetrics().At(0).Metrics()
 		for j := 0; j < ms.Len(); j++ {
+			// The staleness markers of the series a reload stopped producing
+			// (reloadend.go) come in the first batch after it.
+			if ms.At(j).Gauge().DataPoints().At(0).Flags().NoRecordedValue() {
+				ended = append(ended, ms.At(j).Name())
+				continue
+			}
 			names = append(names, ms.At(j).Name())
 		}
+	}
+	if len(ended) > 0 && len(ended) != 2 || len(ended) == 2 && len(names) == 2 && ended[0] == names[0] {
+		f.bad.Store(fmt.Sprintf("markers %v beside %v", ended, names))
 	}
 	switch len(names) {
 	case 0:

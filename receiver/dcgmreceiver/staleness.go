@@ -1,9 +1,6 @@
 package dcgmreceiver
 
 import (
-	"slices"
-	"strings"
-
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
@@ -19,7 +16,7 @@ import (
 // with the last value for five minutes, beside the series of the pod that holds the GPU now.
 type seriesSet struct {
 	last, next map[string]series
-	kv         []string // reused for each point's key
+	keys       datapoints.Keys
 }
 
 type series struct {
@@ -56,12 +53,7 @@ func (s *seriesSet) endMissing(md pmetric.Metrics, now pcommon.Timestamp) {
 
 // see moves the series of one point from last to next, or adds it to next.
 func (s *seriesSet) see(name string, dp pmetric.NumberDataPoint) {
-	s.kv = s.kv[:0]
-	for k, v := range dp.Attributes().All() {
-		s.kv = append(s.kv, k+"="+v.AsString())
-	}
-	slices.Sort(s.kv)
-	key := name + "{" + strings.Join(s.kv, ",") + "}"
+	key := s.keys.Of(name, dp.Attributes())
 	if known, ok := s.last[key]; ok {
 		delete(s.last, key)
 		s.next[key] = known

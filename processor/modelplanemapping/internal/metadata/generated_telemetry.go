@@ -34,6 +34,7 @@ type TelemetryBuilder struct {
 	ProcessorModelplaneMappingDatapointsMapped   metric.Int64Counter
 	ProcessorModelplaneMappingMappingsActive     metric.Int64ObservableGauge
 	ProcessorModelplaneMappingReloads            metric.Int64Counter
+	ProcessorModelplaneMappingSeriesEnded        metric.Int64Counter
 	ProcessorModelplaneMappingUnfilteredSources  metric.Int64ObservableGauge
 }
 
@@ -140,6 +141,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_modelplane_mapping_reloads",
 		metric.WithDescription("Loads of the mapping sources, by result (ok, or partial when a document was skipped). [Development]"),
 		metric.WithUnit("{reload}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorModelplaneMappingSeriesEnded, err = builder.meter.Int64Counter(
+		"otelcol_processor_modelplane_mapping_series_ended",
+		metric.WithDescription("Series that a mapping reload stopped producing, ended with a staleness marker. [Development]"),
+		metric.WithUnit("{series}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorModelplaneMappingUnfilteredSources, err = builder.meter.Int64ObservableGauge(

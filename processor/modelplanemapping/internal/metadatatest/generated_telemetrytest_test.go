@@ -33,6 +33,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorModelplaneMappingDatapointsIn.Add(context.Background(), 1)
 	tb.ProcessorModelplaneMappingDatapointsMapped.Add(context.Background(), 1)
 	tb.ProcessorModelplaneMappingReloads.Add(context.Background(), 1)
+	tb.ProcessorModelplaneMappingSeriesEnded.Add(context.Background(), 1)
 	AssertEqualProcessorModelplaneMappingConversionsRefused(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
@@ -49,6 +50,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorModelplaneMappingReloads(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorModelplaneMappingSeriesEnded(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorModelplaneMappingUnfilteredSources(t, testTel,
