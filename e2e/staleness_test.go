@@ -3,6 +3,8 @@ package e2e
 import (
 	"bufio"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -94,4 +96,33 @@ func count(lines []string, parts ...string) int {
 		}
 	}
 	return n
+}
+
+// A mapping edited while the collector runs: the series it no longer produces (a histogram
+// renamed, a gauge given a label) end in the backend at once, where they answered beside
+// their replacements for five minutes, and every other series goes on.
+func TestMappingReloadEndsTheSeriesItStops(t *testing.T) {
+	f := startFleet(t, true)
+	const oldHistogram = `{__name__=~"modelplane_request_kv_transfer_seconds_.+"}`
+	const oldGauge = `modelplane_requests_waiting{engine="my-engine",queue=""}`
+	require.Len(t, f.prom.query(t, oldHistogram), 7, "5 buckets, _sum and _count")
+	require.Len(t, f.prom.query(t, oldGauge), 1)
+	vllm := len(f.prom.query(t, `{engine="vllm"}`))
+	require.Positive(t, vllm)
+
+	path := filepath.Join(f.mapDir, "my-engine.yaml")
+	mapping, err := os.ReadFile(path)
+	require.NoError(t, err)
+	edited := strings.Replace(string(mapping), "to: modelplane_request_kv_transfer_seconds", "to: modelplane_kv_transfer_seconds", 1)
+	edited = strings.Replace(edited, "to: modelplane_requests_waiting\n", "to: modelplane_requests_waiting\n    labels:\n    - {name: queue, value: default}\n", 1)
+	require.NotEqual(t, string(mapping), edited)
+	require.NoError(t, os.WriteFile(path, []byte(edited), 0o600))
+
+	eventually(t, "the renamed and relabelled series, and none of the old ones", func() bool {
+		return len(f.prom.query(t, `{__name__=~"modelplane_kv_transfer_seconds_.+"}`)) == 7 &&
+			len(f.prom.query(t, `modelplane_requests_waiting{engine="my-engine",queue="default"}`)) == 1 &&
+			len(f.prom.query(t, oldHistogram)) == 0 && len(f.prom.query(t, oldGauge)) == 0
+	})
+	assert.Len(t, f.prom.query(t, `{engine="vllm"}`), vllm, "the series of the other engines go on")
+	assert.Contains(t, f.col.out.String(), "Mappings loaded")
 }
