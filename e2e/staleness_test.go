@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -100,8 +101,16 @@ func count(lines []string, parts ...string) int {
 
 // A mapping edited while the collector runs: the series it no longer produces (a histogram
 // renamed, a gauge given a label) end in the backend at once, where they answered beside
-// their replacements for five minutes, and every other series goes on.
+// their replacements for five minutes, and every other series goes on. Also when the edit
+// reads a metric the scrape filter drops, so the collector reloads its configuration and
+// the mapping processor is replaced.
 func TestMappingReloadEndsTheSeriesItStops(t *testing.T) {
+	for _, newSource := range []bool{false, true} {
+		t.Run(fmt.Sprintf("collector_reload=%v", newSource), func(t *testing.T) { checkMappingEditEnds(t, newSource) })
+	}
+}
+
+func checkMappingEditEnds(t *testing.T, newSource bool) {
 	f := startFleet(t, true)
 	const oldHistogram = `{__name__=~"modelplane_request_kv_transfer_seconds_.+"}`
 	const oldGauge = `modelplane_requests_waiting{engine="my-engine",queue=""}`
@@ -115,6 +124,9 @@ func TestMappingReloadEndsTheSeriesItStops(t *testing.T) {
 	require.NoError(t, err)
 	edited := strings.Replace(string(mapping), "to: modelplane_request_kv_transfer_seconds", "to: modelplane_kv_transfer_seconds", 1)
 	edited = strings.Replace(edited, "to: modelplane_requests_waiting\n", "to: modelplane_requests_waiting\n    labels:\n    - {name: queue, value: default}\n", 1)
+	if newSource {
+		edited += "  - from: process_open_fds\n    to: modelplane_e2e_open_fds\n"
+	}
 	require.NotEqual(t, string(mapping), edited)
 	require.NoError(t, os.WriteFile(path, []byte(edited), 0o600))
 
@@ -123,6 +135,14 @@ func TestMappingReloadEndsTheSeriesItStops(t *testing.T) {
 			len(f.prom.query(t, `modelplane_requests_waiting{engine="my-engine",queue="default"}`)) == 1 &&
 			len(f.prom.query(t, oldHistogram)) == 0 && len(f.prom.query(t, oldGauge)) == 0
 	})
+	if newSource {
+		eventually(t, "the newly read metric of both vLLM replicas", func() bool {
+			return len(f.prom.query(t, `modelplane_e2e_open_fds{engine="vllm"}`)) == 2
+		})
+		assert.Contains(t, f.col.out.String(), `"signal": "hangup"`, "the collector reloaded its configuration")
+		vllm += 2
+	} else {
+		assert.NotContains(t, f.col.out.String(), `"signal": "hangup"`)
+	}
 	assert.Len(t, f.prom.query(t, `{engine="vllm"}`), vllm, "the series of the other engines go on")
-	assert.Contains(t, f.col.out.String(), "Mappings loaded")
 }

@@ -21,6 +21,7 @@ import (
 )
 
 type mappingProcessor struct {
+	id        component.ID
 	cfg       *Config
 	logger    *zap.Logger
 	telemetry *metadata.TelemetryBuilder
@@ -71,6 +72,7 @@ func newProcessor(set processor.Settings, cfg *Config) (*mappingProcessor, error
 		return nil, err
 	}
 	p := &mappingProcessor{
+		id:        set.ID,
 		cfg:       cfg,
 		logger:    set.Logger,
 		telemetry: tb,
@@ -122,6 +124,10 @@ func (p *mappingProcessor) start(_ context.Context, _ component.Host) error {
 		return err
 	}
 	p.reload(true)
+	if prev := takeOver(p.id, time.Now()); prev != nil {
+		// This processor replaces one whose mappings changed: end what they produced.
+		p.ending.begin(prev, time.Now())
+	}
 	if len(p.cfg.MappingFiles) > 0 {
 		p.done.Add(1)
 		go p.watch()
@@ -260,6 +266,7 @@ var collectorReload atomic.Pointer[func() error]
 // configuration (otelcol-modelplane sends itself SIGHUP); without it, a mapping that reads a
 // metric the scrape filter drops gets a warning and waits for a restart.
 func SetCollectorReload(f func() error) {
+	handoffs.Clear()
 	if f == nil {
 		collectorReload.Store(nil)
 		return
@@ -292,6 +299,8 @@ func (p *mappingProcessor) checkScrapeFilter(all []metricmapping.MetricMapping, 
 	if reload := collectorReload.Load(); reload != nil {
 		p.logger.Info("A reloaded mapping reads metrics the scrape filter drops: reloading the collector's configuration to rebuild it",
 			zap.Strings("from", added))
+		// Called before the new set is swapped in: the active one made the series to end.
+		handOver(p.id, p.active.Load(), time.Now())
 		err := (*reload)()
 		if err == nil {
 			// A full reload replaces this processor; a receivers-only one keeps it, and the
@@ -301,6 +310,7 @@ func (p *mappingProcessor) checkScrapeFilter(all []metricmapping.MetricMapping, 
 			}
 			return
 		}
+		handoffs.Delete(p.id)
 		p.logger.Warn("Could not reload the collector's configuration; trying again every minute", zap.Error(err))
 		p.retryAt = time.Now().Add(filterRetry)
 	}

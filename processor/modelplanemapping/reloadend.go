@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
@@ -76,6 +77,36 @@ func (r *reloadEnd) previous(md pmetric.Metrics, current *rules.Set, now time.Ti
 		return nil
 	}
 	return prev
+}
+
+// handoffs carry, per processor ID, the mappings that were in force when a processor asked
+// the collector to reload its configuration (a reloaded mapping reads a metric the scrape
+// filter drops). Unless only the receivers restart, that reload replaces the processor, and
+// the new one must still end the series the old mappings produced.
+var handoffs sync.Map // component.ID -> handoff
+
+type handoff struct {
+	set *rules.Set
+	at  time.Time
+}
+
+// handOver leaves set for the processor that replaces the one with this ID.
+func handOver(id component.ID, set *rules.Set, now time.Time) {
+	handoffs.Store(id, handoff{set: set, at: now})
+}
+
+// takeOver is what the processor this one replaces handed over, if it did so within
+// reloadEndWindow.
+func takeOver(id component.ID, now time.Time) *rules.Set {
+	v, ok := handoffs.LoadAndDelete(id)
+	if !ok {
+		return nil
+	}
+	h := v.(handoff)
+	if now.Sub(h.at) > reloadEndWindow {
+		return nil
+	}
+	return h.set
 }
 
 // sourceKey names the source of a batch by its resources' attributes, as the receivers set

@@ -14,11 +14,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
+	datapoints "github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadatatest"
 )
@@ -177,4 +179,52 @@ func perSource(md pmetric.Metrics) []pmetric.Metrics {
 		out = append(out, b)
 	}
 	return out
+}
+
+// A reload that reads a new metric with the scrape filter on has the collector reload its
+// configuration, which replaces the processor: the processor that replaces it still ends
+// the series the mappings before the reload produced.
+func TestCollectorReloadHandsTheEndingOver(t *testing.T) {
+	SetCollectorReload(func() error { return nil })
+	t.Cleanup(func() { SetCollectorReload(nil) })
+	file, cfg := filteredConfig(t)
+	cfg.ReloadInterval = time.Hour // reloaded by hand below
+	start := func() *mappingProcessor {
+		p, err := newProcessor(processortestSettings(), cfg)
+		require.NoError(t, err)
+		require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))
+		return p
+	}
+	names := func(p *mappingProcessor) (live, ended []string) {
+		md, err := p.processMetrics(context.Background(), batch())
+		require.NoError(t, err)
+		datapoints.Walk(md, func(_ pcommon.Map, m pmetric.Metric, _ pcommon.Map) {
+			if m.Gauge().DataPoints().At(0).Flags().NoRecordedValue() {
+				ended = append(ended, m.Name())
+			} else {
+				live = append(live, m.Name())
+			}
+		})
+		return live, ended
+	}
+	old := start()
+	live, _ := names(old)
+	require.Equal(t, []string{"modelplane_v1_a", "modelplane_v1_b"}, live)
+
+	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v2")+"  - from: src_c\n    to: modelplane_v2_c\n"), 0o600))
+	old.reload(false) // asks for the collector's reload
+	require.NoError(t, old.shutdown(context.Background()))
+	replacement := start()
+	defer func() { require.NoError(t, replacement.shutdown(context.Background())) }()
+	live, ended := names(replacement)
+	assert.Equal(t, []string{"modelplane_v2_a", "modelplane_v2_b"}, live)
+	assert.Equal(t, []string{"modelplane_v1_a", "modelplane_v1_b"}, ended)
+	_, ended = names(replacement)
+	assert.Empty(t, ended, "only the first batch of a source")
+
+	// A processor started without a reload before it takes nothing over.
+	fresh := start()
+	defer func() { require.NoError(t, fresh.shutdown(context.Background())) }()
+	_, ended = names(fresh)
+	assert.Empty(t, ended)
 }
