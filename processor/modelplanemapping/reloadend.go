@@ -157,48 +157,49 @@ func endMissing(before, after pmetric.Metrics) int64 {
 func markEnded(m pmetric.Metric, isLive func(pcommon.Map) bool) int {
 	switch m.Type() {
 	case pmetric.MetricTypeGauge:
-		return markNumbers(m.Gauge().DataPoints(), isLive)
+		return markRest(m.Gauge().DataPoints(), isLive, dropNumberExemplars)
 	case pmetric.MetricTypeSum:
-		return markNumbers(m.Sum().DataPoints(), isLive)
+		return markRest(m.Sum().DataPoints(), isLive, dropNumberExemplars)
 	case pmetric.MetricTypeHistogram:
-		dps := m.Histogram().DataPoints()
-		dps.RemoveIf(func(dp pmetric.HistogramDataPoint) bool { return isLive(dp.Attributes()) })
-		for i := 0; i < dps.Len(); i++ {
-			dp := dps.At(i)
-			dp.SetFlags(stale)
+		return markRest(m.Histogram().DataPoints(), isLive, func(dp pmetric.HistogramDataPoint) {
 			dp.Exemplars().RemoveIf(everyExemplar)
 			if !dp.HasSum() {
 				dp.SetSum(0)
 			}
-		}
-		return dps.Len()
+		})
 	case pmetric.MetricTypeExponentialHistogram:
-		dps := m.ExponentialHistogram().DataPoints()
-		dps.RemoveIf(func(dp pmetric.ExponentialHistogramDataPoint) bool { return isLive(dp.Attributes()) })
-		for i := 0; i < dps.Len(); i++ {
-			dps.At(i).SetFlags(stale)
-			dps.At(i).Exemplars().RemoveIf(everyExemplar)
-		}
-		return dps.Len()
+		return markRest(m.ExponentialHistogram().DataPoints(), isLive, func(dp pmetric.ExponentialHistogramDataPoint) {
+			dp.Exemplars().RemoveIf(everyExemplar)
+		})
 	case pmetric.MetricTypeSummary:
-		dps := m.Summary().DataPoints()
-		dps.RemoveIf(func(dp pmetric.SummaryDataPoint) bool { return isLive(dp.Attributes()) })
-		for i := 0; i < dps.Len(); i++ {
-			dps.At(i).SetFlags(stale)
-		}
-		return dps.Len()
+		return markRest(m.Summary().DataPoints(), isLive, func(pmetric.SummaryDataPoint) {})
 	}
 	return 0
 }
 
-func markNumbers(dps pmetric.NumberDataPointSlice, isLive func(pcommon.Map) bool) int {
-	dps.RemoveIf(func(dp pmetric.NumberDataPoint) bool { return isLive(dp.Attributes()) })
+type markable interface {
+	Attributes() pcommon.Map
+	SetFlags(pmetric.DataPointFlags)
+}
+
+type markableSlice[P markable] interface {
+	RemoveIf(func(P) bool)
+	Len() int
+	At(int) P
+}
+
+// markRest removes the live points of dps, flags the rest as markers and passes each to
+// mend; it returns how many are left.
+func markRest[P markable, S markableSlice[P]](dps S, isLive func(pcommon.Map) bool, mend func(P)) int {
+	dps.RemoveIf(func(dp P) bool { return isLive(dp.Attributes()) })
 	for i := 0; i < dps.Len(); i++ {
 		dps.At(i).SetFlags(stale)
-		dps.At(i).Exemplars().RemoveIf(everyExemplar)
+		mend(dps.At(i))
 	}
 	return dps.Len()
 }
+
+func dropNumberExemplars(dp pmetric.NumberDataPoint) { dp.Exemplars().RemoveIf(everyExemplar) }
 
 var stale = pmetric.DefaultDataPointFlags.WithNoRecordedValue(true)
 
