@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -80,7 +80,7 @@ func metricsIn(t *testing.T, expr string) []string {
 	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
 		if vs, ok := n.(*parser.VectorSelector); ok {
 			for _, m := range vs.LabelMatchers {
-				if m.Name == labels.MetricName {
+				if m.Name == model.MetricNameLabel {
 					names = append(names, m.Value)
 				}
 			}

@@ -25,6 +25,7 @@ import (
 	podresourcesv1 "k8s.io/kubelet/pkg/apis/podresources/v1"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/fakekubelet"
+	datapoints "github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadata"
 )
 
@@ -62,26 +63,9 @@ type point struct {
 
 func points(md pmetric.Metrics) []point {
 	var out []point
-	for i := 0; i < md.ResourceMetrics().Len(); i++ {
-		sms := md.ResourceMetrics().At(i).ScopeMetrics()
-		for j := 0; j < sms.Len(); j++ {
-			ms := sms.At(j).Metrics()
-			for k := 0; k < ms.Len(); k++ {
-				m := ms.At(k)
-				dps := pmetric.NewNumberDataPointSlice()
-				counter := m.Type() == pmetric.MetricTypeSum
-				if counter {
-					dps = m.Sum().DataPoints()
-				} else {
-					dps = m.Gauge().DataPoints()
-				}
-				for d := 0; d < dps.Len(); d++ {
-					dp := dps.At(d)
-					out = append(out, point{m.Name(), m.Description(), counter, dp.Attributes().AsRaw(), dp.DoubleValue(), dp.Flags().NoRecordedValue()})
-				}
-			}
-		}
-	}
+	datapoints.WalkNumbers(md, func(_ pcommon.Map, m pmetric.Metric, dp pmetric.NumberDataPoint) {
+		out = append(out, point{m.Name(), m.Description(), m.Type() == pmetric.MetricTypeSum, dp.Attributes().AsRaw(), dp.DoubleValue(), dp.Flags().NoRecordedValue()})
+	})
 	return out
 }
 
