@@ -28,7 +28,7 @@ func init() {
 	os.Args = prepareArgs(os.Args)
 }
 
-// prepareArgs handles `default-config` and `--version` and, when no --config is given,
+// prepareArgs handles `default-config`, `preview` and `--version` and, when no --config is given,
 // points the collector at the embedded default.
 func prepareArgs(args []string) []string {
 	rest := args[1:]
@@ -40,6 +40,8 @@ func prepareArgs(args []string) []string {
 		case "--version", "-v", "version":
 			fmt.Println(versionLine())
 			os.Exit(0)
+		case "preview":
+			os.Exit(runPreview(rest[1:], os.Stdout, os.Stderr))
 		case "validate":
 			// validate also reads the mapping files and fails on any problem in them.
 			modelplanemapping.SetStrictFileValidation(true)

@@ -1,0 +1,90 @@
+// This file is ours, not the builder's: `make generate` leaves it alone.
+
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/preview"
+)
+
+const previewUsage = `Usage: otelcol-modelplane preview [flags] SOURCE
+
+Shows the modelplane_* series otelcol-modelplane makes of one /metrics page: the page the
+embedded default's Prometheus endpoint would serve for it. SOURCE is an http(s) URL of an
+engine's /metrics or a file holding such a page. The collector itself scrapes the page once,
+maps it with the built-in mappings and every --mapping file, and prints its exporter's page;
+the points in, mapped and dropped go to stderr. A mapping file with a problem fails it with a
+message naming the file, the field and the value.
+
+Flags:
+`
+
+// runPreview is `otelcol-modelplane preview`; it returns the exit status.
+func runPreview(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("preview", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, previewUsage)
+		fs.PrintDefaults()
+	}
+	var o preview.Options
+	var labels []string
+	fs.Func("mapping", "a MetricMapping file or glob, as mapping_files takes them (repeatable)", func(s string) error {
+		o.MappingFiles = append(o.MappingFiles, s)
+		return nil
+	})
+	fs.Func("label", "a target label NAME=VALUE, as Kubernetes relabelling sets them: deployment, replica, engine, ... (repeatable)", func(s string) error {
+		if name, _, ok := strings.Cut(s, "="); !ok || name == "" {
+			return fmt.Errorf("want NAME=VALUE, got %q", s)
+		}
+		labels = append(labels, s)
+		return nil
+	})
+	fs.BoolVar(&o.NoBuiltins, "no-builtins", false, "leave out Modelplane's built-in mappings")
+	fs.StringVar(&o.Job, "job", "preview", "the scrape job's name (the job label)")
+	fs.DurationVar(&o.Timeout, "timeout", 30*time.Second, "how long the whole preview may take")
+	// Flags may come before or after SOURCE.
+	var sources []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		sources = append(sources, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(sources) != 1 {
+		fmt.Fprintf(stderr, "preview: want one SOURCE, got %d\n\n", len(sources))
+		fs.Usage()
+		return 2
+	}
+	o.Source = sources[0]
+	o.Labels = map[string]string{}
+	for _, l := range labels {
+		name, value, _ := strings.Cut(l, "=")
+		o.Labels[name] = value
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "preview: %v\n", err)
+		return 1
+	}
+	o.Executable = exe
+	res, err := preview.Run(context.Background(), o)
+	if err != nil {
+		fmt.Fprintf(stderr, "preview of %s: %v\n", o.Source, err)
+		return 1
+	}
+	_, _ = stdout.Write(res.Page)
+	fmt.Fprintf(stderr, "%d points scraped: %d read by a mapping, %d dropped as not modelplane_*\n", res.In, res.Mapped, res.Dropped)
+	return 0
+}

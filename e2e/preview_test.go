@@ -1,0 +1,160 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// preview runs `otelcol-modelplane preview` with args and returns its stdout, stderr and
+// exit status.
+func preview(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(collectorBin, append([]string{"preview"}, args...)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if err != nil {
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, errOut.String())
+		return out.String(), errOut.String(), exit.ExitCode()
+	}
+	return out.String(), errOut.String(), 0
+}
+
+var sampleLine = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})? (\S+)$`)
+var labelPair = regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"`)
+
+// pageSeries reads an exposition page into series keys (name and sorted labels, without
+// those named in drop) and their values.
+func pageSeries(t *testing.T, page string, drop ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, line := range strings.Split(page, "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		m := sampleLine.FindStringSubmatch(line)
+		require.NotNil(t, m, "not a sample line: %q", line)
+		labels := map[string]string{}
+		for _, p := range labelPair.FindAllStringSubmatch(m[2], -1) {
+			labels[p[1]] = p[2]
+		}
+		out[seriesKey(m[1], labels, drop)] = m[3]
+	}
+	return out
+}
+
+func seriesKey(name string, labels map[string]string, drop []string) string {
+	var pairs []string
+	for k, v := range labels {
+		if k == "__name__" || contains(drop, k) {
+			continue
+		}
+		pairs = append(pairs, k+"="+v)
+	}
+	sort.Strings(pairs)
+	return name + "{" + strings.Join(pairs, ",") + "}"
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// A page from a file, with the target labels Kubernetes would give the pod: only
+// modelplane_* series (and the exporter's target_info), values as the page has them, and
+// the identity labels on every series.
+func TestPreviewOfAFile(t *testing.T) {
+	page := filepath.Join(repoRoot(), "testdata", "exposition", "vllm.prom")
+	out, errOut, code := preview(t, "--label", "deployment=llama", "--label", "replica=llama-0", page, "--job", "vllm")
+	require.Zero(t, code, errOut)
+	series := pageSeries(t, out)
+	require.NotEmpty(t, series)
+	for s := range series {
+		assert.True(t, strings.HasPrefix(s, "modelplane_") || strings.HasPrefix(s, "target_info{"), s)
+		if strings.HasPrefix(s, "modelplane_") {
+			assert.Contains(t, s, "deployment=llama,", s)
+			assert.Contains(t, s, "job=vllm,", s)
+			assert.Contains(t, s, "replica=llama-0,", s)
+		}
+	}
+	// vllm:num_requests_waiting{engine="0",...} 2.0 in the page.
+	assert.Equal(t, "2", series[`modelplane_requests_waiting{deployment=llama,engine=0,instance=vllm.prom,job=vllm,model_name=meta-llama/Llama-3.1-8B-Instruct,replica=llama-0,service_instance_id=vllm.prom,service_name=vllm}`])
+	assert.Regexp(t, `^\d+ points scraped: \d+ read by a mapping, \d+ dropped as not modelplane_\*\n$`, errOut)
+}
+
+// A user's own mapping on their engine's page: the millisecond histogram comes out in
+// seconds with the bounds an engine reporting seconds would publish.
+func TestPreviewOfAUserMapping(t *testing.T) {
+	out, errOut, code := preview(t, "--mapping", "testdata/my-engine-mapping.yaml", "--no-builtins", "testdata/my-engine.prom")
+	require.Zero(t, code, errOut)
+	series := pageSeries(t, out, "instance", "job", "service_instance_id", "service_name", "model_name")
+	for le, count := range map[string]string{"0.001": "1", "0.009": "3", "0.025": "5", "0.1": "8", "+Inf": "9"} {
+		assert.Equal(t, count, series["modelplane_request_kv_transfer_seconds_bucket{le="+le+"}"], le)
+	}
+	assert.Equal(t, "0.25", series["modelplane_request_kv_transfer_seconds_sum{}"])
+	assert.Contains(t, series, `modelplane_requests_waiting{}`)
+}
+
+// A mapping file with a mistake: the preview fails with a message that names the file,
+// the field and the value, and prints no page.
+func TestPreviewOfABrokenMapping(t *testing.T) {
+	good, err := os.ReadFile("testdata/my-engine-mapping.yaml")
+	require.NoError(t, err)
+	bad := filepath.Join(t.TempDir(), "my-engine.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte(strings.Replace(string(good), "fromUnit: Milliseconds", "fromUnit: Milisecond", 1)), 0o600))
+	out, errOut, code := preview(t, "--mapping", bad, "testdata/my-engine.prom")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, bad)
+	assert.Contains(t, errOut, `metrics[1].fromUnit: unknown unit "Milisecond"`)
+
+	_, errOut, code = preview(t, "http://127.0.0.1:1/metrics")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "GET http://127.0.0.1:1/metrics")
+	assert.Contains(t, errOut, "connection refused")
+
+	_, errOut, code = preview(t, "--label", "replica", "testdata/my-engine.prom")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `want NAME=VALUE, got "replica"`)
+}
+
+// What the preview shows for a live engine is what a running collector delivers for it:
+// the same series, by name and labels, as a real Prometheus holds from remote write (less the
+// cluster label the DaemonSet's resource processor adds and the scope labels the preview
+// leaves out).
+func TestPreviewMatchesWhatPrometheusReceives(t *testing.T) {
+	f := startFleet(t, true)
+	e := f.engines[0]
+	args := []string{"--job", "vllm-0", "--mapping", filepath.Join(f.mapDir, "*.yaml"), "http://" + e.Addr + "/metrics"}
+	for k, v := range e.Labels {
+		args = append(args, "--label", k+"="+v)
+	}
+	out, errOut, code := preview(t, args...)
+	require.Zero(t, code, errOut)
+	got := map[string]bool{}
+	for s := range pageSeries(t, out, "service_instance_id", "service_name") {
+		if !strings.HasPrefix(s, "target_info{") {
+			got[s] = true
+		}
+	}
+	want := map[string]bool{}
+	for _, s := range f.prom.query(t, `{replica="llama-0"}`) {
+		want[seriesKey(s.Labels["__name__"], s.Labels, []string{"cluster", "otel_scope_name", "otel_scope_version", "service_instance_id", "service_name"})] = true
+	}
+	require.NotEmpty(t, want)
+	assert.Equal(t, want, got)
+}

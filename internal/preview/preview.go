@@ -1,0 +1,328 @@
+// Package preview shows what otelcol-modelplane makes of one engine's /metrics page before
+// a mapping is deployed: it fetches the page once, has the collector itself (a child process
+// of the given executable, with a generated configuration) scrape it with the Prometheus
+// receiver, map it with the built-ins and the given mapping files, and returns the page that
+// collector's Prometheus exporter then serves, with the embedded default's exporter settings.
+// Running the real collector, rather than a copy of its pipeline, is what keeps the preview
+// true to what a node will send.
+package preview // import "github.com/modelplaneai/otelcol-modelplane/internal/preview"
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/template"
+	"time"
+)
+
+// Options say what to preview.
+type Options struct {
+	// Executable is the collector to run: otelcol-modelplane itself.
+	Executable string
+	// Source is an http(s) URL of a /metrics page, or a file holding one.
+	Source string
+	// MappingFiles are paths or globs of MetricMapping files, as mapping_files takes them.
+	MappingFiles []string
+	// NoBuiltins leaves out Modelplane's built-in mappings.
+	NoBuiltins bool
+	// Job is the scrape job's name, the series' job label.
+	Job string
+	// Labels are target labels, as Kubernetes relabelling gives a pod's target (namespace,
+	// deployment, replica, engine, role, node); the identity ones stay on every series.
+	Labels map[string]string
+	// Timeout bounds the whole preview.
+	Timeout time.Duration
+}
+
+// Result is what the collector made of the page.
+type Result struct {
+	// Page is the Prometheus exporter's page: every modelplane_* series the page gives.
+	Page []byte
+	// In, Mapped and Dropped count data points through the mapping processor: all of the
+	// scrape, those of metrics a mapping read, those dropped as not modelplane_*.
+	In, Mapped, Dropped int64
+}
+
+// Run previews o.Source. A mapping file with a problem fails it with the collector's
+// `validate` message, which names the file, the document, the field and the value.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.Job == "" {
+		o.Job = "preview"
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+
+	page, contentType, instance, err := fetch(ctx, o.Source)
+	if err != nil {
+		return nil, err
+	}
+	served, err := serve(page, contentType)
+	if err != nil {
+		return nil, err
+	}
+	defer served.Close()
+
+	dir, err := os.MkdirTemp("", "otelcol-modelplane-preview-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	ports, err := freePorts(2)
+	if err != nil {
+		return nil, err
+	}
+	exporter, telemetry := fmt.Sprintf("127.0.0.1:%d", ports[0]), ports[1]
+	labels := map[string]string{"instance": instance}
+	for k, v := range o.Labels {
+		labels[k] = v
+	}
+	files := make([]string, len(o.MappingFiles))
+	for i, f := range o.MappingFiles {
+		if files[i], err = filepath.Abs(f); err != nil {
+			return nil, err
+		}
+	}
+	cfgPath := filepath.Join(dir, "preview.yaml")
+	var cfg bytes.Buffer
+	if err := configTemplate.Execute(&cfg, map[string]any{
+		"Job": o.Job, "Target": served.Addr().String(), "Labels": labels, "Builtins": !o.NoBuiltins,
+		"MappingFiles": files, "Exporter": exporter, "Telemetry": telemetry,
+	}); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(cfgPath, cfg.Bytes(), 0o600); err != nil {
+		return nil, err
+	}
+
+	// validate fails on any problem in a mapping file, where a running collector skips the
+	// document with a warning: a preview must not hide one.
+	if out, err := exec.CommandContext(ctx, o.Executable, "validate", "--config="+cfgPath).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("the mappings do not load:\n%s", strings.TrimSpace(string(out)))
+	}
+
+	var logs bytes.Buffer
+	cmd := exec.Command(o.Executable, "--config="+cfgPath)
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	child := &process{cmd: cmd, done: make(chan struct{})}
+	go func() { child.err = cmd.Wait(); close(child.done) }()
+	defer child.stop()
+
+	counts, err := waitForScrape(ctx, telemetry, child)
+	if err != nil {
+		return nil, fmt.Errorf("%w\nthe collector's log:\n%s", err, strings.TrimSpace(logs.String()))
+	}
+	// The batch processor forwards the scrape within its timeout; read the page after it.
+	time.Sleep(2 * batchTimeout)
+	body, err := get(ctx, "http://"+exporter+"/metrics", "")
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Page: body.data, In: counts["in"], Mapped: counts["mapped"], Dropped: counts["dropped"]}, nil
+}
+
+const batchTimeout = 200 * time.Millisecond
+
+var configTemplate = template.Must(template.New("preview").Funcs(template.FuncMap{"quote": strconv.Quote}).Parse(`
+receivers:
+  prometheus:
+    config:
+      scrape_configs:
+        - job_name: {{ quote .Job }}
+          scrape_interval: 1s
+          static_configs:
+            - targets: [{{ quote .Target }}]
+              labels:
+{{- range $k, $v := .Labels }}
+                {{ quote $k }}: {{ quote $v }}
+{{- end }}
+processors:
+  modelplane_mapping:
+    builtin: {{ .Builtins }}
+    mapping_files: [{{ range $i, $f := .MappingFiles }}{{ if $i }}, {{ end }}{{ quote $f }}{{ end }}]
+  batch:
+    timeout: 200ms
+exporters:
+  prometheus:
+    endpoint: {{ quote .Exporter }}
+    resource_constant_labels:
+      included: ["*"]
+    without_scope_info: true
+service:
+  telemetry:
+    logs:
+      level: warn
+    metrics:
+      level: normal
+      readers:
+        - pull:
+            exporter:
+              prometheus:
+                host: 127.0.0.1
+                port: {{ .Telemetry }}
+  pipelines:
+    metrics:
+      receivers: [prometheus]
+      processors: [modelplane_mapping, batch]
+      exporters: [prometheus]
+`))
+
+// fetch reads the page from a URL (asking for the text format, which every engine serves)
+// or a file. instance is what the series' instance label says: the URL's host, or the
+// file's name.
+func fetch(ctx context.Context, source string) (page []byte, contentType, instance string, err error) {
+	if u, perr := url.Parse(source); perr == nil && (u.Scheme == "http" || u.Scheme == "https") {
+		body, err := get(ctx, source, "text/plain;version=0.0.4")
+		if err != nil {
+			return nil, "", "", err
+		}
+		return body.data, body.contentType, u.Host, nil
+	}
+	page, err = os.ReadFile(source)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("read the page: %w", err)
+	}
+	contentType = "text/plain; version=0.0.4; charset=utf-8"
+	if bytes.HasSuffix(bytes.TrimSpace(page), []byte("# EOF")) {
+		contentType = "application/openmetrics-text; version=1.0.0; charset=utf-8"
+	}
+	return page, contentType, filepath.Base(source), nil
+}
+
+type response struct {
+	data        []byte
+	contentType string
+}
+
+func get(ctx context.Context, target, accept string) (*response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, err
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", target, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", target, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", target, resp.Status)
+	}
+	return &response{data: data, contentType: resp.Header.Get("Content-Type")}, nil
+}
+
+// serve serves page on loopback for the collector to scrape, once or many times.
+func serve(page []byte, contentType string) (net.Listener, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		_, _ = w.Write(page)
+	})}
+	go func() { _ = srv.Serve(l) }()
+	return l, nil
+}
+
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// processorCounters are the mapping processor's point counters on the collector's own
+// metrics endpoint, by the names Result uses.
+var processorCounters = map[string]string{
+	"otelcol_processor_modelplane_mapping_datapoints_in":      "in",
+	"otelcol_processor_modelplane_mapping_datapoints_mapped":  "mapped",
+	"otelcol_processor_modelplane_mapping_datapoints_dropped": "dropped",
+}
+
+// waitForScrape polls the collector's own metrics until the mapping processor has seen the
+// scrape, and returns its point counters.
+func waitForScrape(ctx context.Context, port int, child *process) (map[string]int64, error) {
+	target := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+	for {
+		if body, err := get(ctx, target, ""); err == nil {
+			if counts := countersOf(body.data); counts["in"] > 0 {
+				return counts, nil
+			}
+		}
+		select {
+		case <-child.done:
+			return nil, fmt.Errorf("the collector stopped: %v", child.err)
+		case <-ctx.Done():
+			return nil, errors.New("the page did not reach the mapping processor in time")
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// countersOf sums the processor's counters on a page of the collector's own metrics.
+func countersOf(page []byte) map[string]int64 {
+	counts := map[string]int64{}
+	sc := bufio.NewScanner(bytes.NewReader(page))
+	for sc.Scan() {
+		line := sc.Text()
+		name, _, _ := strings.Cut(line, "{")
+		name, _, _ = strings.Cut(name, " ")
+		key, ok := processorCounters[strings.TrimSuffix(name, "_total")]
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(line)
+		if v, err := strconv.ParseFloat(fields[len(fields)-1], 64); err == nil {
+			counts[key] += int64(v)
+		}
+	}
+	return counts
+}
+
+// process is the running collector; err is set when done closes.
+type process struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+// stop ends the collector: SIGTERM, then SIGKILL if it has not exited within 5 s.
+func (p *process) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(5 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}

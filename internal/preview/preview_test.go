@@ -1,0 +1,69 @@
+package preview
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
+)
+
+// Label values and paths reach the generated configuration intact, whatever they hold.
+func TestConfigKeepsValuesIntact(t *testing.T) {
+	labels := map[string]string{"replica": `we"ird: {value} # not a comment`, "model": "meta-llama/Llama-3.1-8B-Instruct"}
+	var cfg bytes.Buffer
+	require.NoError(t, configTemplate.Execute(&cfg, map[string]any{
+		"Job": "job: x", "Target": "127.0.0.1:1234", "Labels": labels, "Builtins": false,
+		"MappingFiles": []string{"/m/a b.yaml", `/m/"*".yaml`}, "Exporter": "127.0.0.1:1", "Telemetry": 2,
+	}))
+	retrieved, err := confmap.NewRetrievedFromYAML(cfg.Bytes())
+	require.NoError(t, err, cfg.String())
+	conf, err := retrieved.AsConf()
+	require.NoError(t, err)
+	job := conf.Get("receivers::prometheus::config::scrape_configs").([]any)[0].(map[string]any)
+	assert.Equal(t, "job: x", job["job_name"])
+	static := job["static_configs"].([]any)[0].(map[string]any)
+	assert.Equal(t, []any{"127.0.0.1:1234"}, static["targets"])
+	assert.Equal(t, map[string]any{"replica": labels["replica"], "model": labels["model"]}, static["labels"])
+	assert.Equal(t, []any{"/m/a b.yaml", `/m/"*".yaml`}, conf.Get("processors::modelplane_mapping::mapping_files"))
+	assert.Equal(t, false, conf.Get("processors::modelplane_mapping::builtin"))
+}
+
+// The processor's counters are read off the collector's own metrics page, summed over
+// label sets, with or without the _total suffix.
+func TestCountersOf(t *testing.T) {
+	page := []byte(`# HELP otelcol_processor_modelplane_mapping_datapoints_in_total Data points that entered the processor.
+# TYPE otelcol_processor_modelplane_mapping_datapoints_in_total counter
+otelcol_processor_modelplane_mapping_datapoints_in_total{otel_scope_name="x",processor="modelplane_mapping"} 118
+otelcol_processor_modelplane_mapping_datapoints_mapped{processor="modelplane_mapping"} 20
+otelcol_processor_modelplane_mapping_datapoints_dropped_total{processor="a"} 90
+otelcol_processor_modelplane_mapping_datapoints_dropped_total{processor="b"} 8
+otelcol_processor_modelplane_mapping_datapoints_in_other 5
+`)
+	assert.Equal(t, map[string]int64{"in": 118, "mapped": 20, "dropped": 98}, countersOf(page))
+}
+
+// A file is served in the format it is written in; its name stands for the instance.
+func TestFetchOfAFile(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "vllm.prom")
+	require.NoError(t, os.WriteFile(text, []byte("a 1\n"), 0o600))
+	om := filepath.Join(dir, "vllm.om")
+	require.NoError(t, os.WriteFile(om, []byte("a 1\n# EOF\n"), 0o600))
+
+	page, ct, instance, err := fetch(context.Background(), text)
+	require.NoError(t, err)
+	assert.Equal(t, "a 1\n", string(page))
+	assert.Equal(t, "text/plain; version=0.0.4; charset=utf-8", ct)
+	assert.Equal(t, "vllm.prom", instance)
+	_, ct, _, err = fetch(context.Background(), om)
+	require.NoError(t, err)
+	assert.Equal(t, "application/openmetrics-text; version=1.0.0; charset=utf-8", ct)
+
+	_, _, _, err = fetch(context.Background(), filepath.Join(dir, "missing.prom"))
+	assert.ErrorContains(t, err, "read the page: open "+filepath.Join(dir, "missing.prom"))
+}
