@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -56,22 +57,13 @@ func pageSeries(t *testing.T, page string, drop ...string) map[string]string {
 func seriesKey(name string, labels map[string]string, drop []string) string {
 	var pairs []string
 	for k, v := range labels {
-		if k == "__name__" || contains(drop, k) {
+		if k == "__name__" || slices.Contains(drop, k) {
 			continue
 		}
 		pairs = append(pairs, k+"="+v)
 	}
 	sort.Strings(pairs)
 	return name + "{" + strings.Join(pairs, ",") + "}"
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // A page from a file, with the target labels Kubernetes would give the pod: only
