@@ -157,3 +157,109 @@ func requireWellFormed(t *testing.T, m pmetric.Metric) {
 		require.True(t, histogramWellFormed(m.Histogram()), "histogram %q is exported malformed", m.Name())
 	}
 }
+
+// FuzzReloadEnd runs one batch through the mappings of two arbitrary configs, as the
+// processor does with the first batch of a source after a reload (reloadend.go): the first
+// config's mappings are the previous set, the second's the current one with its options and
+// identity. Whatever the mappings and the batch, the output must hold every point the current
+// set produced, unchanged, plus exactly one marker per point of a series the previous set
+// produced and the current one does not, and pass checkExport.
+// `go test -run '^$' -fuzz FuzzReloadEnd ./processor/modelplanemapping/`.
+func FuzzReloadEnd(f *testing.F) {
+	inputs, err := filepath.Glob(filepath.Join("testdata", "*", "input.yaml"))
+	require.NoError(f, err)
+	var cfgs [][]byte
+	for _, in := range inputs {
+		cfg, err := os.ReadFile(filepath.Join(filepath.Dir(in), "config.yaml"))
+		require.NoError(f, err)
+		cfgs = append(cfgs, cfg)
+	}
+	for i, in := range inputs {
+		md, err := golden.ReadMetrics(in)
+		require.NoError(f, err)
+		batch, err := (&pmetric.ProtoMarshaler{}).MarshalMetrics(md)
+		require.NoError(f, err)
+		f.Add(cfgs[(i+1)%len(cfgs)], cfgs[i], batch)
+	}
+	f.Fuzz(func(t *testing.T, previousYAML, currentYAML, batch []byte) {
+		previousCfg, ok := fuzzConfig(previousYAML)
+		if !ok {
+			return
+		}
+		cfg, ok := fuzzConfig(currentYAML)
+		if !ok {
+			return
+		}
+		in, err := (&pmetric.ProtoUnmarshaler{}).UnmarshalMetrics(batch)
+		if err != nil {
+			return
+		}
+		previous, err := newProcessor(processortestSettings(), previousCfg)
+		require.NoError(t, err)
+		p, err := newProcessor(processortestSettings(), cfg)
+		require.NoError(t, err)
+		run := func(set *rules.Set) pmetric.Metrics {
+			md := pmetric.NewMetrics()
+			in.CopyTo(md)
+			set.Apply(md, p.opts, &rules.Stats{})
+			p.keepIdentity(md)
+			return md
+		}
+		before, after := run(previous.active.Load()), run(p.active.Load())
+		live := seriesPoints(after, false)
+		want := seriesPoints(after, true)
+		var ended int64
+		for key, n := range seriesPoints(before, false) {
+			if live[key] == 0 {
+				want[key+" ended"] += n
+				ended += int64(n)
+			}
+		}
+		require.Equal(t, ended, endMissing(before, after))
+		require.Equal(t, want, seriesPoints(after, true))
+		checkExport(t, cfg, after, histogramsWellFormed(in))
+	})
+}
+
+// seriesPoints counts the points of md per series (name and attributes of resource and
+// point); with markers, a marker counts apart, under the key with " ended".
+func seriesPoints(md pmetric.Metrics, markers bool) map[string]int {
+	var keys points.Keys
+	out := map[string]int{}
+	points.EachMetric(md, func(res pcommon.Map, m pmetric.Metric) {
+		eachPoint(m, func(attrs pcommon.Map, flags pmetric.DataPointFlags) {
+			key := keys.Of(m.Name(), res, attrs)
+			if markers && flags.NoRecordedValue() {
+				key += " ended"
+			}
+			out[key]++
+		})
+	})
+	return out
+}
+
+// eachPoint calls f with the attributes and flags of every point of m.
+func eachPoint(m pmetric.Metric, f func(pcommon.Map, pmetric.DataPointFlags)) {
+	switch m.Type() {
+	case pmetric.MetricTypeGauge:
+		for _, dp := range m.Gauge().DataPoints().All() {
+			f(dp.Attributes(), dp.Flags())
+		}
+	case pmetric.MetricTypeSum:
+		for _, dp := range m.Sum().DataPoints().All() {
+			f(dp.Attributes(), dp.Flags())
+		}
+	case pmetric.MetricTypeHistogram:
+		for _, dp := range m.Histogram().DataPoints().All() {
+			f(dp.Attributes(), dp.Flags())
+		}
+	case pmetric.MetricTypeExponentialHistogram:
+		for _, dp := range m.ExponentialHistogram().DataPoints().All() {
+			f(dp.Attributes(), dp.Flags())
+		}
+	case pmetric.MetricTypeSummary:
+		for _, dp := range m.Summary().DataPoints().All() {
+			f(dp.Attributes(), dp.Flags())
+		}
+	}
+}
