@@ -102,7 +102,8 @@ func TestPreviewOfAUserMapping(t *testing.T) {
 }
 
 // A mapping file with a mistake: the preview fails with a message that names the file,
-// the field and the value, and prints no page.
+// the field and the value, and prints no page. So do a misspelt mapping path, an engine that
+// does not answer and a malformed flag.
 func TestPreviewOfABrokenMapping(t *testing.T) {
 	good, err := os.ReadFile("testdata/my-engine-mapping.yaml")
 	require.NoError(t, err)
@@ -113,6 +114,10 @@ func TestPreviewOfABrokenMapping(t *testing.T) {
 	assert.Empty(t, out)
 	assert.Contains(t, errOut, bad)
 	assert.Contains(t, errOut, `metrics[1].fromUnit: unknown unit "Milisecond"`)
+
+	_, errOut, code = preview(t, "--mapping", "testdata/my-engine-mapings.yaml", "testdata/my-engine.prom")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, `mapping "testdata/my-engine-mapings.yaml": no such file`)
 
 	_, errOut, code = preview(t, "http://127.0.0.1:1/metrics")
 	assert.Equal(t, 1, code)

@@ -96,6 +96,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if files[i], err = filepath.Abs(f); err != nil {
 			return nil, err
 		}
+		// A running collector waits for a file to appear; a preview of none is a typo.
+		if matches, err := filepath.Glob(files[i]); err != nil || len(matches) == 0 {
+			return nil, fmt.Errorf("mapping %q: no such file", f)
+		}
 	}
 	cfgPath := filepath.Join(dir, "preview.yaml")
 	var cfg bytes.Buffer
