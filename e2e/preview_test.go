@@ -19,7 +19,15 @@ import (
 // exit status.
 func preview(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return previewWithStdin(t, nil, args...)
+}
+
+func previewWithStdin(t *testing.T, stdin []byte, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(collectorBin, append([]string{"preview"}, args...)...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -66,7 +74,8 @@ func seriesKey(name string, labels map[string]string, drop []string) string {
 	return name + "{" + strings.Join(pairs, ",") + "}"
 }
 
-// A page from a file, with the target labels Kubernetes would give the pod: only
+// A page from a file (and the same piped in), with the target labels Kubernetes would give
+// the pod: only
 // modelplane_* series (and the exporter's target_info), values as the page has them, and
 // the identity labels on every series.
 func TestPreviewOfAFile(t *testing.T) {
@@ -86,6 +95,14 @@ func TestPreviewOfAFile(t *testing.T) {
 	// vllm:num_requests_waiting{engine="0",...} 2.0 in the page.
 	assert.Equal(t, "2", series[`modelplane_requests_waiting{deployment=llama,engine=0,instance=vllm.prom,job=vllm,model_name=meta-llama/Llama-3.1-8B-Instruct,replica=llama-0,service_instance_id=vllm.prom,service_name=vllm}`])
 	assert.Regexp(t, `^\d+ points scraped: \d+ read by a mapping, \d+ dropped as not modelplane_\*\n$`, errOut)
+
+	// The same page piped in, as from `kubectl exec POD -- curl -s localhost:8000/metrics`.
+	data, err := os.ReadFile(page)
+	require.NoError(t, err)
+	piped, errOut, code := previewWithStdin(t, data, "--label", "deployment=llama", "--label", "replica=llama-0", "--job", "vllm", "-")
+	require.Zero(t, code, errOut)
+	assert.Equal(t, pageSeries(t, out, "instance", "service_instance_id"), pageSeries(t, piped, "instance", "service_instance_id"))
+	assert.Contains(t, piped, `instance="stdin"`)
 }
 
 // A user's own mapping on their engine's page: the millisecond histogram comes out in

@@ -18,7 +18,8 @@ const previewUsage = `Usage: otelcol-modelplane preview [flags] SOURCE
 
 Shows the modelplane_* series otelcol-modelplane makes of one /metrics page: the page the
 embedded default's Prometheus endpoint would serve for it. SOURCE is an http(s) URL of an
-engine's /metrics or a file holding such a page. The collector itself scrapes the page once,
+engine's /metrics, a file holding such a page, or - to read it from stdin
+(kubectl exec POD -- curl -s localhost:8000/metrics | otelcol-modelplane preview -). The collector itself scrapes the page once,
 maps it with the built-in mappings and every --mapping file, and prints its exporter's page;
 the points in, mapped and dropped go to stderr. A mapping file with a problem fails it with a
 message naming the file, the field and the value.
@@ -67,7 +68,7 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	o.Source = sources[0]
+	o.Source, o.Stdin = sources[0], os.Stdin
 	o.Labels = map[string]string{}
 	for _, l := range labels {
 		name, value, _ := strings.Cut(l, "=")

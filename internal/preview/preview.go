@@ -31,8 +31,10 @@ import (
 type Options struct {
 	// Executable is the collector to run: otelcol-modelplane itself.
 	Executable string
-	// Source is an http(s) URL of a /metrics page, or a file holding one.
+	// Source is an http(s) URL of a /metrics page, a file holding one, or "-" for Stdin.
 	Source string
+	// Stdin is read when Source is "-": a page piped from `kubectl exec ... -- curl`, say.
+	Stdin io.Reader
 	// MappingFiles are paths or globs of MetricMapping files, as mapping_files takes them.
 	MappingFiles []string
 	// NoBuiltins leaves out Modelplane's built-in mappings.
@@ -67,7 +69,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 
-	page, contentType, instance, err := fetch(ctx, o.Source)
+	page, contentType, instance, err := fetch(ctx, o.Source, o.Stdin)
 	if err != nil {
 		return nil, err
 	}
@@ -188,10 +190,10 @@ service:
       exporters: [prometheus]
 `))
 
-// fetch reads the page from a URL (asking for the text format, which every engine serves)
-// or a file. instance is what the series' instance label says: the URL's host, or the
-// file's name.
-func fetch(ctx context.Context, source string) (page []byte, contentType, instance string, err error) {
+// fetch reads the page from a URL (asking for the text format, which every engine serves),
+// a file or stdin ("-"). instance is what the series' instance label says: the URL's host,
+// the file's name, or "stdin".
+func fetch(ctx context.Context, source string, stdin io.Reader) (page []byte, contentType, instance string, err error) {
 	if u, perr := url.Parse(source); perr == nil && (u.Scheme == "http" || u.Scheme == "https") {
 		body, err := get(ctx, source, "text/plain;version=0.0.4")
 		if err != nil {
@@ -199,7 +201,13 @@ func fetch(ctx context.Context, source string) (page []byte, contentType, instan
 		}
 		return body.data, body.contentType, u.Host, nil
 	}
-	page, err = os.ReadFile(source)
+	instance = filepath.Base(source)
+	if source == "-" && stdin != nil {
+		page, err = io.ReadAll(stdin)
+		instance = "stdin"
+	} else {
+		page, err = os.ReadFile(source)
+	}
 	if err != nil {
 		return nil, "", "", fmt.Errorf("read the page: %w", err)
 	}
@@ -207,7 +215,7 @@ func fetch(ctx context.Context, source string) (page []byte, contentType, instan
 	if bytes.HasSuffix(bytes.TrimSpace(page), []byte("# EOF")) {
 		contentType = "application/openmetrics-text; version=1.0.0; charset=utf-8"
 	}
-	return page, contentType, filepath.Base(source), nil
+	return page, contentType, instance, nil
 }
 
 type response struct {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,7 +48,8 @@ otelcol_processor_modelplane_mapping_datapoints_in_other 5
 	assert.Equal(t, map[string]int64{"in": 118, "mapped": 20, "dropped": 98}, countersOf(page))
 }
 
-// A file is served in the format it is written in; its name stands for the instance.
+// A file, or stdin, is served in the format it is written in; its name stands for the
+// instance.
 func TestFetchOfAFile(t *testing.T) {
 	dir := t.TempDir()
 	text := filepath.Join(dir, "vllm.prom")
@@ -55,15 +57,21 @@ func TestFetchOfAFile(t *testing.T) {
 	om := filepath.Join(dir, "vllm.om")
 	require.NoError(t, os.WriteFile(om, []byte("a 1\n# EOF\n"), 0o600))
 
-	page, ct, instance, err := fetch(context.Background(), text)
+	page, ct, instance, err := fetch(context.Background(), text, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "a 1\n", string(page))
 	assert.Equal(t, "text/plain; version=0.0.4; charset=utf-8", ct)
 	assert.Equal(t, "vllm.prom", instance)
-	_, ct, _, err = fetch(context.Background(), om)
+	_, ct, _, err = fetch(context.Background(), om, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "application/openmetrics-text; version=1.0.0; charset=utf-8", ct)
 
-	_, _, _, err = fetch(context.Background(), filepath.Join(dir, "missing.prom"))
+	_, _, _, err = fetch(context.Background(), filepath.Join(dir, "missing.prom"), nil)
 	assert.ErrorContains(t, err, "read the page: open "+filepath.Join(dir, "missing.prom"))
+
+	page, ct, instance, err = fetch(context.Background(), "-", strings.NewReader("b 2\n# EOF\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "b 2\n# EOF\n", string(page))
+	assert.Equal(t, "application/openmetrics-text; version=1.0.0; charset=utf-8", ct)
+	assert.Equal(t, "stdin", instance)
 }
