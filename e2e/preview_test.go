@@ -119,8 +119,8 @@ func TestPreviewOfAUserMapping(t *testing.T) {
 }
 
 // A mapping file with a mistake: the preview fails with a message that names the file,
-// the field and the value, and prints no page. So do a misspelt mapping path, an engine that
-// does not answer and a malformed flag.
+// the field and the value, and prints no page. So do a misspelt mapping path, a page the
+// Prometheus receiver cannot parse, an engine that does not answer and a malformed flag.
 func TestPreviewOfABrokenMapping(t *testing.T) {
 	good, err := os.ReadFile("testdata/my-engine-mapping.yaml")
 	require.NoError(t, err)
@@ -135,6 +135,12 @@ func TestPreviewOfABrokenMapping(t *testing.T) {
 	_, errOut, code = preview(t, "--mapping", "testdata/my-engine-mapings.yaml", "testdata/my-engine.prom")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, `mapping "testdata/my-engine-mapings.yaml": no such file`)
+
+	garbage := filepath.Join(t.TempDir(), "garbage.prom")
+	require.NoError(t, os.WriteFile(garbage, []byte("this is not { a page\n"), 0o600))
+	_, errOut, code = preview(t, garbage)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, `the Prometheus receiver cannot read the page: strconv.ParseFloat: parsing "is": invalid syntax`)
 
 	_, errOut, code = preview(t, "http://127.0.0.1:1/metrics")
 	assert.Equal(t, 1, code)

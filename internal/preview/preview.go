@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"text/template"
 	"time"
@@ -121,9 +123,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("the mappings do not load:\n%s", strings.TrimSpace(string(out)))
 	}
 
-	var logs bytes.Buffer
+	logs := &syncBuffer{}
 	cmd := exec.Command(o.Executable, "--config="+cfgPath)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -134,6 +136,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	counts, err := waitForScrape(ctx, telemetry, child)
 	if err != nil {
 		return nil, fmt.Errorf("%w\nthe collector's log:\n%s", err, strings.TrimSpace(logs.String()))
+	}
+	if err := scrapeError(logs.String()); err != nil {
+		return nil, err
 	}
 	// The batch processor forwards the scrape within its timeout; read the page after it.
 	time.Sleep(2 * batchTimeout)
@@ -175,6 +180,7 @@ service:
   telemetry:
     logs:
       level: warn
+      encoding: json
     metrics:
       level: normal
       readers:
@@ -271,6 +277,40 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// scrapeError is the Prometheus receiver's complaint about the page, if the collector's
+// JSON log holds one: a page it cannot parse reaches the processor only as the scrape's own
+// `up` and `scrape_*` series, which a preview would otherwise show as nothing mapped.
+func scrapeError(log string) error {
+	for _, line := range strings.Split(log, "\n") {
+		var entry struct {
+			Msg   string `json:"msg"`
+			Error string `json:"error"`
+		}
+		if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "Failed to scrape Prometheus endpoint" {
+			return fmt.Errorf("the Prometheus receiver cannot read the page: %s", entry.Error)
+		}
+	}
+	return nil
+}
+
+// syncBuffer collects the collector's output, which exec copies in from another goroutine.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // processorCounters are the mapping processor's point counters on the collector's own

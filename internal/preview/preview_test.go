@@ -75,3 +75,13 @@ func TestFetchOfAFile(t *testing.T) {
 	assert.Equal(t, "application/openmetrics-text; version=1.0.0; charset=utf-8", ct)
 	assert.Equal(t, "stdin", instance)
 }
+
+// The receiver's complaint about a page it cannot parse is read off the collector's JSON log.
+func TestScrapeError(t *testing.T) {
+	log := `{"level":"info","msg":"Starting"}
+not json
+{"level":"warn","msg":"Failed to scrape Prometheus endpoint","otelcol.component.id":"prometheus","error":"strconv.ParseFloat: parsing \"is\": invalid syntax while parsing: \"this is\""}
+`
+	assert.EqualError(t, scrapeError(log), `the Prometheus receiver cannot read the page: strconv.ParseFloat: parsing "is": invalid syntax while parsing: "this is"`)
+	assert.NoError(t, scrapeError(`{"level":"warn","msg":"Something else"}`))
+}
