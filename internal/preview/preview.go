@@ -106,14 +106,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	cfgPath := filepath.Join(dir, "preview.yaml")
-	var cfg bytes.Buffer
-	if err := configTemplate.Execute(&cfg, map[string]any{
+	if err := writeConfig(cfgPath, map[string]any{
 		"Job": o.Job, "Target": served.Addr().String(), "Labels": labels, "Builtins": !o.NoBuiltins,
 		"MappingFiles": files, "Exporter": exporter, "Telemetry": telemetry,
 	}); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(cfgPath, cfg.Bytes(), 0o600); err != nil {
 		return nil, err
 	}
 
@@ -137,11 +133,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w\nthe collector's log:\n%s", err, strings.TrimSpace(logs.String()))
 	}
+	// The batch processor forwards the scrape within its timeout; read the page after it, and
+	// the log, which reaches this process through a pipe, too.
+	time.Sleep(2 * batchTimeout)
 	if err := scrapeError(logs.String()); err != nil {
 		return nil, err
 	}
-	// The batch processor forwards the scrape within its timeout; read the page after it.
-	time.Sleep(2 * batchTimeout)
 	body, err := get(ctx, "http://"+exporter+"/metrics", "")
 	if err != nil {
 		return nil, err
@@ -195,6 +192,14 @@ service:
       processors: [modelplane_mapping, batch]
       exporters: [prometheus]
 `))
+
+func writeConfig(path string, values map[string]any) error {
+	var cfg bytes.Buffer
+	if err := configTemplate.Execute(&cfg, values); err != nil {
+		return err
+	}
+	return os.WriteFile(path, cfg.Bytes(), 0o600)
+}
 
 // fetch reads the page from a URL (asking for the text format, which every engine serves),
 // a file or stdin ("-"). instance is what the series' instance label says: the URL's host,
