@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
+	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 )
 
 var collectorBin string
@@ -63,7 +64,7 @@ func freePort(t *testing.T) string {
 // process is a started program that is stopped at the end of the test.
 type process struct {
 	cmd *exec.Cmd
-	out *bytes.Buffer
+	out *syncbuffer.Buffer
 }
 
 func start(t *testing.T, name string, args ...string) *process {
@@ -74,7 +75,7 @@ func start(t *testing.T, name string, args ...string) *process {
 // startWithEnv starts name with env (nil: this process's environment).
 func startWithEnv(t *testing.T, env []string, name string, args ...string) *process {
 	t.Helper()
-	p := &process{cmd: exec.Command(name, args...), out: new(bytes.Buffer)}
+	p := &process{cmd: exec.Command(name, args...), out: new(syncbuffer.Buffer)}
 	p.cmd.Env = env
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	require.NoError(t, p.cmd.Start(), name)

@@ -13,12 +13,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 )
 
 func TestMakeInstall(t *testing.T) {
@@ -132,7 +133,7 @@ service:
 	cfg := filepath.Join(t.TempDir(), "config.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte(good), 0o644))
 
-	var log syncBuffer
+	var log syncbuffer.Buffer
 	col := exec.Command(bin, "--config="+cfg)
 	col.Stdout, col.Stderr = &log, &log
 	require.NoError(t, col.Start())
@@ -187,22 +188,4 @@ service:
 	}
 	assert.True(t, healthy())
 	assert.Equal(t, 1, strings.Count(log.String(), `"signal": "hangup"`), "no signal for the broken configuration")
-}
-
-// syncBuffer is a bytes.Buffer that a process writes to while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

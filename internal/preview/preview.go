@@ -23,10 +23,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"text/template"
 	"time"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 )
 
 // Options say what to preview.
@@ -119,7 +120,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("the mappings do not load:\n%s", strings.TrimSpace(string(out)))
 	}
 
-	logs := &syncBuffer{}
+	logs := &syncbuffer.Buffer{}
 	cmd := exec.Command(o.Executable, "--config="+cfgPath)
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
@@ -298,24 +299,6 @@ func scrapeError(log string) error {
 		}
 	}
 	return nil
-}
-
-// syncBuffer collects the collector's output, which exec copies in from another goroutine.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // processorCounters are the mapping processor's point counters on the collector's own
