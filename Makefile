@@ -15,9 +15,11 @@ BUILDER      := $(TOOLS)/builder
 BUILDER_VER  := v0.161.0
 BENCHSTAT    := $(TOOLS)/benchstat
 STATICCHECK  := $(TOOLS)/staticcheck
+# A Kubernetes API server for the tests of cluster_mappings (e2e/crdapiserver, its own module).
+CRD_APISERVER := $(TOOLS)/crd-apiserver
 # Components whose internal/metadata, lifecycle tests and documentation.md mdatagen writes.
 MDATAGEN_DIRS := $(dir $(wildcard processor/*/metadata.yaml receiver/*/metadata.yaml))
-GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find internal processor -name '*.yaml')
+GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*' -not -path './e2e/crdapiserver/*') go.mod go.sum $(shell find internal processor -name '*.yaml')
 
 .PHONY: all build build-arm64 cross-deps gpu-check image image-multiarch install run bench-e2e perf-e2e test test-unit test-race e2e-deps generate check-generated lint bench tools clean
 
@@ -88,13 +90,13 @@ run: $(COLLECTOR) $(BIN)/demo-engines
 ## test: every test, from a clean clone (installs the tools it needs)
 test: check-generated lint test-unit test-race
 
-test-unit: $(COLLECTOR) $(COLLECTOR_ARM64) e2e-deps
-	OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) OTELCOL_MODELPLANE_BIN_ARM64=$(CURDIR)/$(COLLECTOR_ARM64) $(GO) test -tags $(TAGS) -count=1 -timeout 25m ./...
+test-unit: $(COLLECTOR) $(COLLECTOR_ARM64) $(CRD_APISERVER) e2e-deps
+	CRD_APISERVER_BIN=$(CRD_APISERVER) OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) OTELCOL_MODELPLANE_BIN_ARM64=$(CURDIR)/$(COLLECTOR_ARM64) $(GO) test -tags $(TAGS) -count=1 -timeout 25m ./...
 
 ## test-race: the in-process tests again under the race detector (the end-to-end tests drive
 ## the collector as a separate process, so they are left out)
-test-race:
-	$(GO) test -race -tags $(TAGS) -count=1 -timeout 15m $$($(GO) list ./... | grep -v /e2e$$)
+test-race: $(CRD_APISERVER)
+	CRD_APISERVER_BIN=$(CRD_APISERVER) $(GO) test -race -tags $(TAGS) -count=1 -timeout 15m $$($(GO) list ./... | grep -v /e2e$$)
 
 ## e2e-deps: Debian's prometheus for the end-to-end tests (run as root, as CI does)
 e2e-deps:
@@ -117,6 +119,9 @@ $(BENCHSTAT):
 
 # Installed apart from go.mod: as a tool there it would raise golang.org/x/net and others
 # that the collector links.
+$(CRD_APISERVER): e2e/crdapiserver/main.go e2e/crdapiserver/go.mod e2e/crdapiserver/go.sum
+	cd e2e/crdapiserver && $(GO) build -trimpath -o $@ .
+
 $(STATICCHECK):
 	GOBIN=$(TOOLS) GOFLAGS=-mod=mod $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 

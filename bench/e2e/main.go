@@ -350,7 +350,7 @@ var oursKeptPages bool
 // builds it from the mapping file our collector is given.
 func keptLines() (func(metric string) bool, error) {
 	conf := confmap.NewFromStringMap(map[string]any{"builtin": false, "mapping_files": []any{builtinsFile}, "scrape_filter": true})
-	names, _, err := modelplanemapping.ScrapeSources(conf)
+	names, _, err := modelplanemapping.ScrapeSources(conf, nil)
 	if err != nil {
 		return nil, err
 	}

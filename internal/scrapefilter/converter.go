@@ -59,7 +59,7 @@ func (c *converter) Convert(_ context.Context, conf *confmap.Conf) error {
 			if err != nil {
 				return fmt.Errorf("processors::%s: %w", id, err)
 			}
-			n, on, err := modelplanemapping.ScrapeSources(sub)
+			n, on, err := modelplanemapping.ScrapeSources(sub, c.logger)
 			if err != nil {
 				return fmt.Errorf("processors::%s: %w", id, err)
 			}

@@ -188,7 +188,7 @@ func TestSameSeriesWithAndWithoutTheFilter(t *testing.T) {
 
 func sameSeriesWithAndWithoutTheFilter(t *testing.T, fleet []scrapetest.Target) {
 	ctx := context.Background()
-	names, on, err := modelplanemapping.ScrapeSources(confmap.NewFromStringMap(map[string]any{"scrape_filter": true}))
+	names, on, err := modelplanemapping.ScrapeSources(confmap.NewFromStringMap(map[string]any{"scrape_filter": true}), nil)
 	require.NoError(t, err)
 	require.True(t, on)
 	all, err := scrapetest.Scrape(ctx, fleet)
@@ -283,7 +283,7 @@ func FuzzKeepRule(f *testing.F) {
 // keep rule keeps, and how many lines an 8x8 fleet's scrape round holds; the figures
 // docs/benchmarks.md quotes (`go test -run TestKeepRuleShareOfSharedPages -v ./internal/scrapefilter/`).
 func TestKeepRuleShareOfSharedPages(t *testing.T) {
-	names, on, err := modelplanemapping.ScrapeSources(confmap.NewFromStringMap(map[string]any{"scrape_filter": true}))
+	names, on, err := modelplanemapping.ScrapeSources(confmap.NewFromStringMap(map[string]any{"scrape_filter": true}), nil)
 	require.NoError(t, err)
 	require.True(t, on)
 	re := KeepMatcher(names)

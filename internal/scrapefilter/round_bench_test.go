@@ -31,7 +31,7 @@ import (
 //
 // go test -run '^$' -bench BenchmarkScrapeRoundRead -benchmem ./internal/scrapefilter/
 func BenchmarkScrapeRoundRead(b *testing.B) {
-	names, _, err := modelplanemapping.ScrapeSources(confmap.NewFromStringMap(map[string]any{"scrape_filter": true}))
+	names, _, err := modelplanemapping.ScrapeSources(confmap.NewFromStringMap(map[string]any{"scrape_filter": true}), nil)
 	require.NoError(b, err)
 	re := KeepMatcher(names)
 	pages := roundPages(b)

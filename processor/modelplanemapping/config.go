@@ -27,7 +27,11 @@ type Config struct {
 	MappingFiles []string `mapstructure:"mapping_files"`
 	// ReloadInterval is how often mapping files are checked for changes.
 	ReloadInterval time.Duration `mapstructure:"reload_interval"`
-	// Mappings are inline MetricMappings. They run after the files, in order. Their fields
+	// ClusterMappings reads MetricMapping objects from the Kubernetes API server and follows
+	// every change. They run after the files, in name order.
+	ClusterMappings ClusterMappingsConfig `mapstructure:"cluster_mappings"`
+	// Mappings are inline MetricMappings. They run after the files and the cluster's
+	// objects, in order. Their fields
 	// are spelt as in a MetricMapping (fromUnit), so a spec can be pasted unchanged; they are
 	// decoded by Unmarshal.
 	Mappings []InlineMapping `mapstructure:"-"`
@@ -74,6 +78,10 @@ func createDefaultConfig() *Config {
 		ReloadInterval: 2 * time.Second,
 		Identity:       IdentityConfig{Enabled: true, Keys: append([]string(nil), identity.DefaultKeys...)},
 		DropUnmapped:   true,
+		ClusterMappings: ClusterMappingsConfig{
+			AuthType:    AuthServiceAccount,
+			SyncTimeout: 10 * time.Second,
+		},
 	}
 }
 
@@ -155,6 +163,9 @@ func (c *Config) Validate() error {
 			errs = append(errs, err)
 		}
 	}
+	if err := c.ClusterMappings.validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.ScrapeFilter && !c.DropUnmapped {
 		errs = append(errs, errors.New("scrape_filter: needs drop_unmapped: true (the scrape filter drops what drop_unmapped would)"))
 	}
@@ -169,7 +180,7 @@ func (c *Config) Validate() error {
 }
 
 // builtinAndInline returns the built-in mappings the config selects and its inline mappings,
-// which run first and last; mapping files run between them.
+// which run first and last; mapping files and the cluster's objects run between them.
 func (c *Config) builtinAndInline() (builtins, inline []metricmapping.MetricMapping, err error) {
 	if c.Builtin.Enabled {
 		cat, err := builtin.Load()

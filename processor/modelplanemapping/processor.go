@@ -36,8 +36,14 @@ type mappingProcessor struct {
 	// ending ends the series a reload stops producing.
 	ending reloadEnd
 
+	// cluster follows the cluster's MetricMapping objects (cluster_mappings on).
+	cluster *clusterWatch
+
 	mu    sync.Mutex // guards files and the fields below during reloads
 	files *fileSet
+	// objects is the last reading of the cluster's objects, at clusterChanges events.
+	objects        *clusterSet
+	clusterChanges uint64
 	// scraped are the sources the scrape filter keeps (scrape_filter on); unfiltered are
 	// those a reloaded mapping reads that it drops, already warned about.
 	scraped    map[string]bool
@@ -95,20 +101,30 @@ func newProcessor(set processor.Settings, cfg *Config) (*mappingProcessor, error
 		return nil, err
 	}
 	// Built-ins and inline mappings are usable before Start; files join on Start.
-	p.active.Store(rules.Compile(p.all(nil)))
+	p.active.Store(rules.Compile(p.all(nil, nil)))
 	return p, nil
 }
 
-// all is the run order: built-ins, then files in the order configured, then inline mappings.
-func (p *mappingProcessor) all(files *fileSet) []metricmapping.MetricMapping {
+// all is the run order: built-ins, then files in the order configured, then the cluster's
+// objects by name, then inline mappings.
+func (p *mappingProcessor) all(files *fileSet, objects *clusterSet) []metricmapping.MetricMapping {
 	out := append([]metricmapping.MetricMapping(nil), p.builtins...)
 	if files != nil {
 		out = append(out, files.mappings()...)
 	}
+	out = append(out, objects.mappings()...)
 	return append(out, p.inline...)
 }
 
 func (p *mappingProcessor) start(_ context.Context, _ component.Host) error {
+	if p.cfg.ClusterMappings.Enabled {
+		w, err := newClusterWatch(p.cfg.ClusterMappings, p.logger)
+		if err != nil {
+			return err
+		}
+		p.cluster = w
+		w.start(p.cfg.ClusterMappings.SyncTimeout)
+	}
 	if err := p.telemetry.RegisterProcessorModelplaneMappingMappingsActiveCallback(func(_ context.Context, o metric.Int64Observer) error {
 		o.Observe(int64(p.active.Load().Mappings()), p.idObserve...)
 		return nil
@@ -128,7 +144,7 @@ func (p *mappingProcessor) start(_ context.Context, _ component.Host) error {
 		// This processor replaces one whose mappings changed: end what they produced.
 		p.ending.begin(prev, time.Now())
 	}
-	if len(p.cfg.MappingFiles) > 0 {
+	if len(p.cfg.MappingFiles) > 0 || p.cluster != nil {
 		p.done.Add(1)
 		go p.watch()
 	}
@@ -142,12 +158,16 @@ func (p *mappingProcessor) shutdown(context.Context) error {
 		close(p.stop)
 	}
 	p.done.Wait()
+	if p.cluster != nil {
+		p.cluster.shutdown()
+	}
 	p.telemetry.Shutdown()
 	return nil
 }
 
-// watch polls the mapping files. Polling reads through symlinks, so it sees the atomic
-// symlink swap Kubernetes does to update a ConfigMap volume as well as in-place writes.
+// watch polls the mapping files and the informer's count of changes to the cluster's
+// objects. Polling reads through symlinks, so it sees the atomic symlink swap Kubernetes does
+// to update a ConfigMap volume as well as in-place writes.
 func (p *mappingProcessor) watch() {
 	defer p.done.Done()
 	t := time.NewTicker(p.cfg.ReloadInterval)
@@ -163,7 +183,8 @@ func (p *mappingProcessor) watch() {
 	}
 }
 
-// reload loads the mapping files and swaps in a new compiled set if anything changed.
+// reload loads the mapping files and the cluster's objects and swaps in a new compiled set
+// if anything changed.
 func (p *mappingProcessor) reload(initial bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -172,7 +193,15 @@ func (p *mappingProcessor) reload(initial bool) {
 		prev = p.files.state
 	}
 	next, problems := loadFiles(p.cfg.MappingFiles, prev)
-	if !initial && next.same(p.files) {
+	objects, changes := p.objects, p.clusterChanges
+	if p.cluster != nil {
+		if changes = p.cluster.changes.Load(); initial || changes != p.clusterChanges {
+			var objProblems []error
+			objects, objProblems = decodeObjects(p.cluster.objects(), p.objects)
+			problems = append(problems, objProblems...)
+		}
+	}
+	if !initial && next.same(p.files) && changes == p.clusterChanges {
 		return
 	}
 	for _, err := range problems {
@@ -186,9 +215,9 @@ func (p *mappingProcessor) reload(initial bool) {
 	if len(p.cfg.MappingFiles) > 0 && len(next.files) == 0 && (initial || len(p.files.files) > 0) {
 		p.logger.Info("No mapping file matches mapping_files (yet)", zap.Strings("mapping_files", p.cfg.MappingFiles))
 	}
-	all := p.all(next)
+	all := p.all(next, objects)
 	set := rules.Compile(all)
-	p.files = next
+	p.files, p.objects, p.clusterChanges = next, objects, changes
 	if p.cfg.ScrapeFilter {
 		p.checkScrapeFilter(all, initial)
 	}
@@ -208,7 +237,8 @@ func (p *mappingProcessor) reload(initial bool) {
 		zap.String("result", result),
 		zap.Int("mappings", set.Mappings()),
 		zap.Int("entries", set.Entries()),
-		zap.Int("files", len(next.files)))
+		zap.Int("files", len(next.files)),
+		zap.Int("cluster_objects", objects.count()))
 }
 
 func (p *mappingProcessor) processMetrics(ctx context.Context, md pmetric.Metrics) (pmetric.Metrics, error) {
@@ -283,6 +313,26 @@ func (p *mappingProcessor) checkScrapeFilter(all []metricmapping.MetricMapping, 
 	p.reading = now
 	if initial {
 		p.scraped, p.unfiltered = now, map[string]bool{}
+		if p.cluster == nil {
+			return
+		}
+		// The filter holds the cluster's objects as the scrape filter converter listed them
+		// a moment before, which may be fewer (the API server did not answer it).
+		p.scraped = sources(p.all(p.files, nil))
+		for name := range listedClusterSources() {
+			p.scraped[name] = true
+		}
+		defer p.countWaiting()
+		for name := range now {
+			if !p.scraped[name] {
+				p.unfiltered[name] = true
+				p.logger.Warn("A cluster MetricMapping reads a metric the scrape filter drops: rebuilding the filter within a minute",
+					zap.String("from", name))
+			}
+		}
+		// At most once a minute, so that an API server the converter cannot reach does not
+		// have the collector reload in a loop.
+		p.retryAt = time.Now().Add(filterRetry)
 		return
 	}
 	defer p.countWaiting()

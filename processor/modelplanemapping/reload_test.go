@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
@@ -125,18 +126,11 @@ func batch() pmetric.Metrics {
 	return md
 }
 
-// Add, change, break, fix and remove a mapping file, then a ConfigMap-style symlink swap,
-// while data flows: every batch is mapped wholly by one version, and a broken update keeps
-// the last good mappings with one warning naming the file, the field and the value.
-func TestReloadWhileDataFlows(t *testing.T) {
-	dir := t.TempDir()
-	core, logs := observer.New(zap.InfoLevel)
-	set := processortest.NewNopSettings(metadata.Type)
-	set.Logger = zap.New(core)
-
-	cfg := mappingFilesOnly(t, dir, 20*time.Millisecond)
-
-	f := &flow{}
+// startFlow starts a processor with cfg and sends batches through it until the test ends,
+// checking each output with a flow; saw waits until every batch is mapped by version v.
+func startFlow(t *testing.T, set processor.Settings, cfg *Config) (f *flow, saw func(v string)) {
+	t.Helper()
+	f = &flow{}
 	// processMetrics is called directly, so each output batch can be checked on its own.
 	inner, err := newProcessor(set, cfg)
 	require.NoError(t, err)
@@ -165,13 +159,24 @@ func TestReloadWhileDataFlows(t *testing.T) {
 		wg.Wait()
 		require.NoError(t, inner.shutdown(context.Background()))
 	})
-
-	saw := func(v string) {
+	return f, func(v string) {
 		t.Helper()
-		require.Eventually(t, func() bool { return f.saw(v) }, 5*time.Second, 10*time.Millisecond, "version %s never applied", v)
+		require.Eventually(t, func() bool { return f.saw(v) }, 10*time.Second, 10*time.Millisecond, "version %s never applied", v)
 		f.forget()
-		require.Eventually(t, func() bool { return f.saw(v) }, 5*time.Second, 10*time.Millisecond)
+		require.Eventually(t, func() bool { return f.saw(v) }, 10*time.Second, 10*time.Millisecond)
 	}
+}
+
+// Add, change, break, fix and remove a mapping file, then a ConfigMap-style symlink swap,
+// while data flows: every batch is mapped wholly by one version, and a broken update keeps
+// the last good mappings with one warning naming the file, the field and the value.
+func TestReloadWhileDataFlows(t *testing.T) {
+	dir := t.TempDir()
+	core, logs := observer.New(zap.InfoLevel)
+	set := processortest.NewNopSettings(metadata.Type)
+	set.Logger = zap.New(core)
+
+	f, saw := startFlow(t, set, mappingFilesOnly(t, dir, 20*time.Millisecond))
 	path := filepath.Join(dir, "engine.yaml")
 
 	saw("none") // no file yet: everything is dropped

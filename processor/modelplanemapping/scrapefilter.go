@@ -1,18 +1,24 @@
 package modelplanemapping
 
 import (
+	"context"
 	"sort"
+	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/collector/confmap"
+	"go.uber.org/zap"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 )
 
 // ScrapeSources reads the config of one modelplane_mapping processor and, when it asks for
 // scrape_filter, returns the metric names its mappings read at start: the built-ins, the
-// mapping files as they are now and the inline mappings. otelcol-modelplane's scrapefilter
-// converter turns them into a keep rule on the Prometheus receivers feeding the processor.
-func ScrapeSources(conf *confmap.Conf) (names []string, filter bool, err error) {
+// mapping files as they are now, the cluster's MetricMapping objects (cluster_mappings) and
+// the inline mappings. otelcol-modelplane's scrapefilter converter turns them into a keep
+// rule on the Prometheus receivers feeding the processor. An API server that does not answer
+// is logged to logger (nil: not logged), and the processor rebuilds the filter later.
+func ScrapeSources(conf *confmap.Conf, logger *zap.Logger) (names []string, filter bool, err error) {
 	cfg := createDefaultConfig()
 	if conf != nil {
 		if err := cfg.Unmarshal(conf); err != nil {
@@ -27,7 +33,22 @@ func ScrapeSources(conf *confmap.Conf) (names []string, filter bool, err error) 
 		return nil, false, err
 	}
 	files, _ := loadFiles(cfg.MappingFiles, nil) // problems are the processor's to report
-	all := append(append(builtins, files.mappings()...), inline...)
+	all := append(builtins, files.mappings()...)
+	if cfg.ClusterMappings.Enabled {
+		listed := map[string]bool{}
+		ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
+		objects, err := listClusterMappings(ctx, cfg.ClusterMappings)
+		cancel()
+		if err != nil && logger != nil {
+			logger.Warn("The scrape filter is built without the cluster's MetricMappings; the processor rebuilds it when it reads them", zap.Error(err))
+		}
+		for name := range sources(objects) {
+			listed[name] = true
+		}
+		clusterListed.Store(&listed)
+		all = append(all, objects...)
+	}
+	all = append(all, inline...)
 	set := sources(all)
 	for n := range set {
 		names = append(names, n)
@@ -45,4 +66,19 @@ func sources(ms []metricmapping.MetricMapping) map[string]bool {
 		}
 	}
 	return set
+}
+
+// listTimeout bounds the scrape filter's list of the cluster's MetricMappings, which delays
+// the collector's start and every reload of its configuration.
+const listTimeout = 10 * time.Second
+
+// clusterListed holds the sources of the cluster's MetricMappings at the last build of the
+// scrape filter: what the filter keeps for them.
+var clusterListed atomic.Pointer[map[string]bool]
+
+func listedClusterSources() map[string]bool {
+	if m := clusterListed.Load(); m != nil {
+		return *m
+	}
+	return nil
 }

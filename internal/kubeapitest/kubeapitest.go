@@ -1,0 +1,220 @@
+// Package kubeapitest starts a real Kubernetes API server for tests: Kubernetes'
+// apiextensions-apiserver on an embedded etcd (e2e/crdapiserver), on loopback, with
+// Modelplane's MetricMapping CustomResourceDefinition installed, and gives a cluster admin's
+// kubeconfig and client for it. The server is built from its own module on first use, or
+// taken from $CRD_APISERVER_BIN, as `make test` builds it.
+package kubeapitest // import "github.com/modelplaneai/otelcol-modelplane/internal/kubeapitest"
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
+)
+
+var (
+	crds = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	// MetricMappings is the resource the collector reads.
+	MetricMappings = schema.GroupVersionResource{Group: "modelplane.ai", Version: "v1alpha1", Resource: "metricmappings"}
+)
+
+// Server is a started API server.
+type Server struct {
+	// Kubeconfig is the path of a kubeconfig with a system:masters client certificate.
+	Kubeconfig string
+	// Client talks to the server as that user.
+	Client dynamic.Interface
+	out    *syncbuffer.Buffer
+}
+
+func repoRoot() string {
+	_, here, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(here), "..", "..")
+}
+
+var (
+	buildOnce sync.Once
+	built     string
+	buildErr  error
+)
+
+// binary is $CRD_APISERVER_BIN, or the server built once per test process.
+func binary() (string, error) {
+	if b := os.Getenv("CRD_APISERVER_BIN"); b != "" {
+		return b, nil
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "crd-apiserver")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		built = filepath.Join(dir, "crd-apiserver")
+		cmd := exec.Command("go", "build", "-o", built, ".")
+		cmd.Dir = filepath.Join(repoRoot(), "e2e", "crdapiserver")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("building e2e/crdapiserver: %w\n%s", err, out)
+		}
+	})
+	return built, buildErr
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// Start starts the server, installs deploy/crd's MetricMapping definition and waits until it
+// serves MetricMappings. The server stops when the test ends.
+func Start(t *testing.T) *Server {
+	t.Helper()
+	bin, err := binary()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	caPEM, certPEM, keyPEM := clientCertificate(t)
+	caFile := filepath.Join(dir, "client-ca.crt")
+	require.NoError(t, os.WriteFile(caFile, caPEM, 0o600))
+
+	port := freePort(t)
+	s := &Server{out: new(syncbuffer.Buffer)}
+	cmd := exec.Command(bin, "-dir", filepath.Join(dir, "server"), "-secure-port", strconv.Itoa(port),
+		"-etcd-port", strconv.Itoa(freePort(t)), "-etcd-peer-port", strconv.Itoa(freePort(t)), "-client-ca-file", caFile)
+	cmd.Stdout, cmd.Stderr = s.out, s.out
+	require.NoError(t, cmd.Start())
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("API server output:\n%s", s.out.String())
+		}
+	})
+
+	// The server writes its self-signed certificate, with its CA, before it listens.
+	serving := filepath.Join(dir, "server", "certs", "apiserver.crt")
+	require.Eventually(t, func() bool {
+		select {
+		case <-exited:
+			t.Fatalf("the API server exited:\n%s", s.out.String())
+		default:
+		}
+		_, err := os.Stat(serving)
+		return err == nil
+	}, 90*time.Second, 100*time.Millisecond, "no serving certificate")
+	kc := map[string]any{
+		"apiVersion": "v1", "kind": "Config", "current-context": "test",
+		"clusters": []any{map[string]any{"name": "test", "cluster": map[string]any{
+			"server": fmt.Sprintf("https://127.0.0.1:%d", port), "certificate-authority": serving}}},
+		"users": []any{map[string]any{"name": "admin", "user": map[string]any{
+			"client-certificate-data": certPEM, "client-key-data": keyPEM}}},
+		"contexts": []any{map[string]any{"name": "test", "context": map[string]any{"cluster": "test", "user": "admin"}}},
+	}
+	data, err := yaml.Marshal(kc)
+	require.NoError(t, err)
+	s.Kubeconfig = filepath.Join(dir, "kubeconfig")
+	require.NoError(t, os.WriteFile(s.Kubeconfig, data, 0o600))
+	rc, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
+	require.NoError(t, err)
+	s.Client, err = dynamic.NewForConfig(rc)
+	require.NoError(t, err)
+
+	crdYAML, err := os.ReadFile(filepath.Join(repoRoot(), "deploy", "crd", "metricmappings.modelplane.ai.yaml"))
+	require.NoError(t, err)
+	crd := &unstructured.Unstructured{}
+	require.NoError(t, yaml.Unmarshal(crdYAML, &crd.Object))
+	require.Eventually(t, func() bool {
+		_, err := s.Client.Resource(crds).Create(context.Background(), crd, metav1.CreateOptions{})
+		return err == nil
+	}, 60*time.Second, 200*time.Millisecond, "the API server did not take the CustomResourceDefinition")
+	require.Eventually(t, func() bool {
+		_, err := s.Client.Resource(MetricMappings).List(context.Background(), metav1.ListOptions{})
+		return err == nil
+	}, 60*time.Second, 200*time.Millisecond, "MetricMappings not served")
+	return s
+}
+
+// Apply creates or replaces a MetricMapping written as YAML; the API server's answer,
+// schema errors included, is returned.
+func (s *Server) Apply(doc string) error {
+	obj := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	r := s.Client.Resource(MetricMappings)
+	old, err := r.Get(ctx, obj.GetName(), metav1.GetOptions{})
+	if err != nil {
+		_, err = r.Create(ctx, obj, metav1.CreateOptions{})
+		return err
+	}
+	obj.SetResourceVersion(old.GetResourceVersion())
+	_, err = r.Update(ctx, obj, metav1.UpdateOptions{})
+	return err
+}
+
+// Delete deletes the MetricMapping name.
+func (s *Server) Delete(name string) error {
+	return s.Client.Resource(MetricMappings).Delete(context.Background(), name, metav1.DeleteOptions{})
+}
+
+// clientCertificate returns a CA and a client certificate it signed for a cluster admin
+// (group system:masters), PEM-encoded.
+func clientCertificate(t *testing.T) (caPEM, certPEM, keyPEM []byte) {
+	t.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	ca := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kubeapitest-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
+	require.NoError(t, err)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	leaf := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "admin", Organization: []string{"system:masters"}},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
+	require.NoError(t, err)
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	require.NoError(t, err)
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leafDER}),
+		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+}

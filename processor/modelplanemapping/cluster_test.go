@@ -1,0 +1,148 @@
+package modelplanemapping
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/processor/processortest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/kubeapitest"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadata"
+)
+
+func TestClusterMappingsConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cm   ClusterMappingsConfig
+		want string
+	}{
+		{"off needs nothing", ClusterMappingsConfig{}, ""},
+		{"service account", ClusterMappingsConfig{Enabled: true, AuthType: AuthServiceAccount}, ""},
+		{"kubeconfig", ClusterMappingsConfig{Enabled: true, AuthType: AuthKubeConfig, Kubeconfig: "/etc/kube/config"}, ""},
+		{"unknown auth", ClusterMappingsConfig{Enabled: true, AuthType: "token"},
+			`cluster_mappings::auth_type: want serviceAccount or kubeConfig, got "token"`},
+		{"kubeconfig without its auth", ClusterMappingsConfig{Enabled: true, AuthType: AuthServiceAccount, Kubeconfig: "/k"},
+			`cluster_mappings::kubeconfig: set to "/k", but auth_type is "serviceAccount" (want kubeConfig)`},
+		{"negative wait", ClusterMappingsConfig{Enabled: true, AuthType: AuthServiceAccount, SyncTimeout: -time.Second},
+			`cluster_mappings::sync_timeout: must not be negative, got -1s`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := createDefaultConfig()
+			cfg.ClusterMappings = tc.cm
+			err := cfg.Validate()
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.EqualError(t, err, tc.want)
+		})
+	}
+}
+
+// Outside a pod, serviceAccount has no token to read: Start fails and says why.
+func TestClusterMappingsOutsideACluster(t *testing.T) {
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	cfg := createDefaultConfig()
+	cfg.ClusterMappings.Enabled = true
+	p, err := newProcessor(processortest.NewNopSettings(metadata.Type), cfg)
+	require.NoError(t, err)
+	err = p.start(t.Context(), nil)
+	require.ErrorContains(t, err, "cluster_mappings (auth_type serviceAccount): unable to load in-cluster configuration")
+}
+
+// MetricMapping objects read from a real API server (Kubernetes' apiextensions-apiserver on
+// etcd, with Modelplane's CustomResourceDefinition): an object there before the collector
+// maps its first batch, and every change after maps whole batches, as a mapping file does.
+func TestClusterMappings(t *testing.T) {
+	api := kubeapitest.Start(t)
+	require.NoError(t, api.Apply(mappingDoc("v1")))
+
+	t.Run("follows the cluster's objects", func(t *testing.T) {
+		core, logs := observer.New(zap.InfoLevel)
+		set := processortest.NewNopSettings(metadata.Type)
+		set.Logger = zap.New(core)
+		cfg := createDefaultConfig()
+		cfg.Builtin.Enabled = false
+		cfg.Identity.Enabled = false
+		cfg.ReloadInterval = 20 * time.Millisecond
+		cfg.ClusterMappings = ClusterMappingsConfig{Enabled: true, AuthType: AuthKubeConfig, Kubeconfig: api.Kubeconfig, SyncTimeout: time.Minute}
+		require.NoError(t, cfg.Validate())
+
+		f, saw := startFlow(t, set, cfg)
+		// Start waited for the first list: no batch went out unmapped.
+		assert.False(t, f.saw("none"), "a batch before the cluster's mappings were read")
+		saw("v1")
+		require.NoError(t, api.Apply(mappingDoc("v2")))
+		saw("v2")
+
+		// The API server refuses what its schema refuses, as kubectl shows a user.
+		err := api.Apply(strings.Replace(mappingDoc("v3"), "to: modelplane_v3_b", "to: modelplane_v3_b\n    fromUnit: Milisecond", 1))
+		require.ErrorContains(t, err, `spec.metrics[1].fromUnit: Unsupported value: "Milisecond"`)
+		// What the schema cannot say (a label with both a value and a source) reaches the
+		// collector, which keeps the object's last good version and says why.
+		broken := strings.Replace(mappingDoc("v3"), "to: modelplane_v3_b", "to: modelplane_v3_b\n    labels:\n    - {name: engine, value: vllm, from: model}", 1)
+		require.NoError(t, api.Apply(broken))
+		skipped := func() []observer.LoggedEntry { return logs.FilterMessage("Skipped a mapping").All() }
+		require.Eventually(t, func() bool { return len(skipped()) > 0 }, 10*time.Second, 10*time.Millisecond)
+		assert.Equal(t, `cluster metricmappings.modelplane.ai: MetricMapping "reload": metrics[1].labels[0]: sets both value and from; exactly one is allowed; kept its last good version`,
+			skipped()[0].ContextMap()["error"])
+		saw("v2")
+
+		require.NoError(t, api.Apply(mappingDoc("v4")))
+		saw("v4")
+		require.NoError(t, api.Delete("reload"))
+		saw("none")
+		require.NoError(t, api.Apply(mappingDoc("v5")))
+		saw("v5")
+		assert.Nil(t, f.bad.Load())
+		assert.Len(t, skipped(), 1, "one warning per broken update")
+	})
+
+	t.Run("the scrape filter keeps what the cluster's objects read", func(t *testing.T) {
+		require.NoError(t, api.Apply(mappingDoc("v6")+"  - from: src_cluster_only\n    to: modelplane_v6_c\n"))
+		conf := confmap.NewFromStringMap(map[string]any{
+			"builtin":       false,
+			"scrape_filter": true,
+			"cluster_mappings": map[string]any{
+				"enabled": true, "auth_type": "kubeConfig", "kubeconfig": api.Kubeconfig,
+			},
+		})
+		names, on, err := ScrapeSources(conf, nil)
+		require.NoError(t, err)
+		assert.True(t, on)
+		assert.Equal(t, []string{"src_a", "src_b", "src_cluster_only"}, names)
+	})
+
+	t.Run("the scrape filter without an API server", func(t *testing.T) {
+		// The same credentials for a server that is not there: the filter is built without
+		// the cluster's objects, with a warning, and the collector still starts.
+		data, err := os.ReadFile(api.Kubeconfig)
+		require.NoError(t, err)
+		gone := filepath.Join(t.TempDir(), "kubeconfig")
+		require.NoError(t, os.WriteFile(gone, []byte(regexpServer.ReplaceAllString(string(data), "server: https://127.0.0.1:1")), 0o600))
+		core, logs := observer.New(zap.InfoLevel)
+		conf := confmap.NewFromStringMap(map[string]any{
+			"builtin":          false,
+			"scrape_filter":    true,
+			"mappings":         []any{map[string]any{"name": "inline", "metrics": []any{map[string]any{"from": "src_inline", "to": "modelplane_inline"}}}},
+			"cluster_mappings": map[string]any{"enabled": true, "auth_type": "kubeConfig", "kubeconfig": gone},
+		})
+		names, on, err := ScrapeSources(conf, zap.New(core))
+		require.NoError(t, err)
+		assert.True(t, on)
+		assert.Equal(t, []string{"src_inline"}, names)
+		require.Equal(t, 1, logs.FilterMessageSnippet("built without the cluster's MetricMappings").Len())
+		assert.Contains(t, logs.All()[0].ContextMap()["error"], "connection refused")
+	})
+}
+
+var regexpServer = regexp.MustCompile(`server: https://127\.0\.0\.1:\d+`)
