@@ -236,6 +236,12 @@ processors:
     mapping_files: ["{{ .MappingDir }}/*.yaml"]
     reload_interval: 200ms
     scrape_filter: {{ .ScrapeFilter }}
+{{- if .Kubeconfig }}
+    cluster_mappings:
+      enabled: true
+      auth_type: kubeConfig
+      kubeconfig: {{ .Kubeconfig }}
+{{- end }}
   batch:
     timeout: 200ms
 exporters:
@@ -314,6 +320,8 @@ type collectorSetup struct {
 	QueueDir   string // file_storage folder for a persistent OTLP sending queue, if any
 	// ScrapeFilter drops unmapped series at scrape time (modelplane_mapping scrape_filter).
 	ScrapeFilter bool
+	// Kubeconfig, if set, has the processor read MetricMapping objects from that cluster.
+	Kubeconfig string
 }
 
 // MemoryLimitMiB is the memory_limiter's limit, the same in every test.
