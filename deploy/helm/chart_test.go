@@ -163,15 +163,21 @@ func validateCollectorConfig(t *testing.T, out map[string]string) {
 	assert.NoError(t, err, "otelcol-modelplane validate:\n%s\n%s", res, cfg)
 }
 
+// collectorConfigOf is the collector config the chart renders into its ConfigMap.
+func collectorConfigOf(t *testing.T, out map[string]string) string {
+	t.Helper()
+	var cm corev1.ConfigMap
+	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/configmap.yaml"]), &cm))
+	return cm.Data["config.yaml"]
+}
+
 // runValidate runs `otelcol-modelplane validate` on the rendered config and returns its
 // output, the config and its error. mounted (may be nil) holds the files of mounted mapping ConfigMaps,
 // by path below the mappings folder ("team/cluster.json").
 func runValidate(t *testing.T, bin string, out, mounted map[string]string) (string, string, error) {
 	t.Helper()
-	var cm corev1.ConfigMap
-	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/configmap.yaml"]), &cm))
 	dir := t.TempDir()
-	cfg := cm.Data["config.yaml"]
+	cfg := collectorConfigOf(t, out)
 	cfg = strings.ReplaceAll(cfg, "/etc/otelcol-modelplane/mappings", filepath.Join(dir, "mappings"))
 	if m := out[chartDir+"/templates/mappings.yaml"]; strings.TrimSpace(m) != "" {
 		var mcm corev1.ConfigMap
@@ -245,8 +251,6 @@ func TestTelemetryDestinationSinkTypes(t *testing.T) {
   config: {tls: {insecure: true}}
 `)
 	require.NoError(t, err)
-	var cm corev1.ConfigMap
-	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/configmap.yaml"]), &cm))
 	var cfg struct {
 		Exporters map[string]map[string]any `json:"exporters"`
 		Service   struct {
@@ -255,7 +259,7 @@ func TestTelemetryDestinationSinkTypes(t *testing.T) {
 			} `json:"pipelines"`
 		} `json:"service"`
 	}
-	require.NoError(t, yaml.Unmarshal([]byte(cm.Data["config.yaml"]), &cfg))
+	require.NoError(t, yaml.Unmarshal([]byte(collectorConfigOf(t, out)), &cfg))
 	assert.ElementsMatch(t, []string{"otlp_http/vendor", "otlp_grpc/grpc"}, slices.Collect(maps.Keys(cfg.Exporters)))
 	assert.Equal(t, []string{"otlp_http/vendor", "otlp_grpc/grpc"}, cfg.Service.Pipelines["metrics"].Exporters)
 	for id, want := range map[string]string{"otlp_http/vendor": "https://otlp.example.com", "otlp_grpc/grpc": "otlp.example.com:4317"} {
@@ -317,6 +321,34 @@ func TestMappingConfigMapKeys(t *testing.T) {
 		assert.Contains(t, res, want)
 	}
 	assert.NotContains(t, res, "in-txt")
+}
+
+// clusterMappings: the processor reads MetricMapping objects with the pod's service account,
+// which may get, list and watch them and nothing more; off, neither is there. The rendered
+// config validates.
+func TestClusterMappingsValue(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		t.Run(fmt.Sprint(on), func(t *testing.T) {
+			out, err := renderValues(t, fmt.Sprintf("clusterMappings: %v\n", on))
+			require.NoError(t, err)
+			var cfg struct {
+				Processors map[string]map[string]any `json:"processors"`
+			}
+			require.NoError(t, yaml.Unmarshal([]byte(collectorConfigOf(t, out)), &cfg))
+			got, has := cfg.Processors["modelplane_mapping"]["cluster_mappings"]
+			rbac := out[chartDir+"/templates/rbac.yaml"]
+			rule := "  - apiGroups: [modelplane.ai]\n    resources: [metricmappings]\n    verbs: [get, list, watch]\n"
+			if !on {
+				assert.False(t, has)
+				assert.NotContains(t, rbac, "metricmappings")
+				return
+			}
+			assert.Equal(t, map[string]any{"enabled": true, "auth_type": "serviceAccount"}, got)
+			assert.Contains(t, rbac, rule)
+			assert.Equal(t, 1, strings.Count(rbac, "metricmappings"))
+			validateCollectorConfig(t, out)
+		})
+	}
 }
 
 // renderProduction renders examples/production and decodes its DaemonSet.
@@ -413,8 +445,6 @@ func TestSelfTelemetry(t *testing.T) {
 	}
 	assert.Equal(t, "status.podIP", podIP)
 
-	var cm corev1.ConfigMap
-	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/configmap.yaml"]), &cm))
 	var cfg struct {
 		Service struct {
 			Telemetry struct {
@@ -434,7 +464,7 @@ func TestSelfTelemetry(t *testing.T) {
 			} `json:"telemetry"`
 		} `json:"service"`
 	}
-	require.NoError(t, yaml.Unmarshal([]byte(cm.Data["config.yaml"]), &cfg))
+	require.NoError(t, yaml.Unmarshal([]byte(collectorConfigOf(t, out)), &cfg))
 	m := cfg.Service.Telemetry.Metrics
 	assert.Equal(t, "normal", m.Level)
 	require.Len(t, m.Readers, 1)
@@ -492,14 +522,12 @@ func serveSelfTelemetry(t *testing.T) {
 	port := freeLoopbackPort(t)
 	out, err := renderValues(t, fmt.Sprintf("selfTelemetry: {port: %d}\n", port))
 	require.NoError(t, err)
-	var cm corev1.ConfigMap
-	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/configmap.yaml"]), &cm))
 	var rendered struct {
 		Service struct {
 			Telemetry any `json:"telemetry"`
 		} `json:"service"`
 	}
-	require.NoError(t, yaml.Unmarshal([]byte(cm.Data["config.yaml"]), &rendered))
+	require.NoError(t, yaml.Unmarshal([]byte(collectorConfigOf(t, out)), &rendered))
 	startRenderedCollector(t, bin, map[string]any{
 		"receivers": map[string]any{"dcgm": map[string]any{"collection_interval": "1s", "pod_resources_socket": "/nonexistent"}},
 		"exporters": map[string]any{"debug": map[string]any{}},

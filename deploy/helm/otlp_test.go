@@ -15,17 +15,14 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
 
 // renderedConfig is the collector config the chart renders, as a map.
 func renderedConfig(t *testing.T, out map[string]string) map[string]any {
 	t.Helper()
-	var cm corev1.ConfigMap
-	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/configmap.yaml"]), &cm))
 	var cfg map[string]any
-	require.NoError(t, yaml.Unmarshal([]byte(cm.Data["config.yaml"]), &cfg))
+	require.NoError(t, yaml.Unmarshal([]byte(collectorConfigOf(t, out)), &cfg))
 	return cfg
 }
 
