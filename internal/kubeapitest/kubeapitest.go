@@ -49,6 +49,8 @@ type Server struct {
 	// Client talks to the server as that user.
 	Client dynamic.Interface
 	out    *syncbuffer.Buffer
+	cmd    *exec.Cmd
+	exited chan struct{}
 }
 
 func repoRoot() string {
@@ -95,6 +97,15 @@ func freePort(t *testing.T) int {
 // serves MetricMappings. The server stops when the test ends.
 func Start(t *testing.T) *Server {
 	t.Helper()
+	s := StartWithoutDefinition(t)
+	s.InstallDefinition(t)
+	return s
+}
+
+// StartWithoutDefinition starts the server as a cluster without Modelplane is: it does not
+// serve MetricMappings until InstallDefinition.
+func StartWithoutDefinition(t *testing.T) *Server {
+	t.Helper()
 	bin, err := binary()
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -103,21 +114,16 @@ func Start(t *testing.T) *Server {
 	require.NoError(t, os.WriteFile(caFile, caPEM, 0o600))
 
 	port := freePort(t)
-	s := &Server{out: new(syncbuffer.Buffer)}
+	s := &Server{out: new(syncbuffer.Buffer), exited: make(chan struct{})}
 	cmd := exec.Command(bin, "-dir", filepath.Join(dir, "server"), "-secure-port", strconv.Itoa(port),
 		"-etcd-port", strconv.Itoa(freePort(t)), "-etcd-peer-port", strconv.Itoa(freePort(t)), "-client-ca-file", caFile)
 	cmd.Stdout, cmd.Stderr = s.out, s.out
 	require.NoError(t, cmd.Start())
-	exited := make(chan struct{})
+	s.cmd = cmd
+	exited := s.exited
 	go func() { _ = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
+		s.Stop()
 		if t.Failed() {
 			t.Logf("API server output:\n%s", s.out.String())
 		}
@@ -150,7 +156,17 @@ func Start(t *testing.T) *Server {
 	require.NoError(t, err)
 	s.Client, err = dynamic.NewForConfig(rc)
 	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		_, err := s.Client.Resource(crds).List(context.Background(), metav1.ListOptions{})
+		return err == nil
+	}, 60*time.Second, 100*time.Millisecond, "the API server does not answer")
+	return s
+}
 
+// InstallDefinition installs deploy/crd's MetricMapping definition and waits until the
+// server serves MetricMappings.
+func (s *Server) InstallDefinition(t *testing.T) {
+	t.Helper()
 	crdYAML, err := os.ReadFile(filepath.Join(repoRoot(), "deploy", "crd", "metricmappings.modelplane.ai.yaml"))
 	require.NoError(t, err)
 	crd := &unstructured.Unstructured{}
@@ -163,7 +179,28 @@ func Start(t *testing.T) *Server {
 		_, err := s.Client.Resource(MetricMappings).List(context.Background(), metav1.ListOptions{})
 		return err == nil
 	}, 60*time.Second, 200*time.Millisecond, "MetricMappings not served")
-	return s
+}
+
+// Stop stops the server (SIGINT, then SIGKILL after 20 s) and waits until it has exited.
+func (s *Server) Stop() {
+	select {
+	case <-s.exited:
+		return
+	default:
+	}
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.exited:
+	case <-time.After(20 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+	}
+}
+
+// Kill ends the server at once, as a crashed or rebooted control plane does.
+func (s *Server) Kill() {
+	_ = s.cmd.Process.Kill()
+	<-s.exited
 }
 
 // Apply creates or replaces a MetricMapping written as YAML; the API server's answer,

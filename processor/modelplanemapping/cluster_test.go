@@ -64,9 +64,47 @@ func TestClusterMappingsOutsideACluster(t *testing.T) {
 // maps its first batch, and every change after maps whole batches, as a mapping file does.
 func TestClusterMappings(t *testing.T) {
 	api := kubeapitest.Start(t)
-	require.NoError(t, api.Apply(mappingDoc("v1")))
 
+	t.Run("the scrape filter keeps what the cluster's objects read", func(t *testing.T) {
+		require.NoError(t, api.Apply(mappingDoc("v6")+"  - from: src_cluster_only\n    to: modelplane_v6_c\n"))
+		conf := confmap.NewFromStringMap(map[string]any{
+			"builtin":       false,
+			"scrape_filter": true,
+			"cluster_mappings": map[string]any{
+				"enabled": true, "auth_type": "kubeConfig", "kubeconfig": api.Kubeconfig,
+			},
+		})
+		names, on, err := ScrapeSources(conf, nil)
+		require.NoError(t, err)
+		assert.True(t, on)
+		assert.Equal(t, []string{"src_a", "src_b", "src_cluster_only"}, names)
+	})
+
+	t.Run("the scrape filter without an API server", func(t *testing.T) {
+		// The same credentials for a server that is not there: the filter is built without
+		// the cluster's objects, with a warning, and the collector still starts.
+		data, err := os.ReadFile(api.Kubeconfig)
+		require.NoError(t, err)
+		gone := filepath.Join(t.TempDir(), "kubeconfig")
+		require.NoError(t, os.WriteFile(gone, []byte(regexpServer.ReplaceAllString(string(data), "server: https://127.0.0.1:1")), 0o600))
+		core, logs := observer.New(zap.InfoLevel)
+		conf := confmap.NewFromStringMap(map[string]any{
+			"builtin":          false,
+			"scrape_filter":    true,
+			"mappings":         []any{map[string]any{"name": "inline", "metrics": []any{map[string]any{"from": "src_inline", "to": "modelplane_inline"}}}},
+			"cluster_mappings": map[string]any{"enabled": true, "auth_type": "kubeConfig", "kubeconfig": gone},
+		})
+		names, on, err := ScrapeSources(conf, zap.New(core))
+		require.NoError(t, err)
+		assert.True(t, on)
+		assert.Equal(t, []string{"src_inline"}, names)
+		require.Equal(t, 1, logs.FilterMessageSnippet("built without the cluster's MetricMappings").Len())
+		assert.Contains(t, logs.All()[0].ContextMap()["error"], "connection refused")
+	})
+
+	// Last: it stops the API server.
 	t.Run("follows the cluster's objects", func(t *testing.T) {
+		require.NoError(t, api.Apply(mappingDoc("v1")))
 		core, logs := observer.New(zap.InfoLevel)
 		set := processortest.NewNopSettings(metadata.Type)
 		set.Logger = zap.New(core)
@@ -105,44 +143,57 @@ func TestClusterMappings(t *testing.T) {
 		saw("v5")
 		assert.Nil(t, f.bad.Load())
 		assert.Len(t, skipped(), 1, "one warning per broken update")
-	})
+		assert.Zero(t, logs.FilterMessageSnippet("Cannot read MetricMappings").Len())
 
-	t.Run("the scrape filter keeps what the cluster's objects read", func(t *testing.T) {
-		require.NoError(t, api.Apply(mappingDoc("v6")+"  - from: src_cluster_only\n    to: modelplane_v6_c\n"))
-		conf := confmap.NewFromStringMap(map[string]any{
-			"builtin":       false,
-			"scrape_filter": true,
-			"cluster_mappings": map[string]any{
-				"enabled": true, "auth_type": "kubeConfig", "kubeconfig": api.Kubeconfig,
-			},
-		})
-		names, on, err := ScrapeSources(conf, nil)
-		require.NoError(t, err)
-		assert.True(t, on)
-		assert.Equal(t, []string{"src_a", "src_b", "src_cluster_only"}, names)
-	})
+		// The API server goes away: the mappings read so far stay in force while the
+		// informer waits for it.
+		api.Kill()
+		saw("v5")
+		time.Sleep(3 * time.Second)
+		saw("v5")
+		assert.Nil(t, f.bad.Load())
 
-	t.Run("the scrape filter without an API server", func(t *testing.T) {
-		// The same credentials for a server that is not there: the filter is built without
-		// the cluster's objects, with a warning, and the collector still starts.
-		data, err := os.ReadFile(api.Kubeconfig)
-		require.NoError(t, err)
-		gone := filepath.Join(t.TempDir(), "kubeconfig")
-		require.NoError(t, os.WriteFile(gone, []byte(regexpServer.ReplaceAllString(string(data), "server: https://127.0.0.1:1")), 0o600))
-		core, logs := observer.New(zap.InfoLevel)
-		conf := confmap.NewFromStringMap(map[string]any{
-			"builtin":          false,
-			"scrape_filter":    true,
-			"mappings":         []any{map[string]any{"name": "inline", "metrics": []any{map[string]any{"from": "src_inline", "to": "modelplane_inline"}}}},
-			"cluster_mappings": map[string]any{"enabled": true, "auth_type": "kubeConfig", "kubeconfig": gone},
-		})
-		names, on, err := ScrapeSources(conf, zap.New(core))
-		require.NoError(t, err)
-		assert.True(t, on)
-		assert.Equal(t, []string{"src_inline"}, names)
-		require.Equal(t, 1, logs.FilterMessageSnippet("built without the cluster's MetricMappings").Len())
-		assert.Contains(t, logs.All()[0].ContextMap()["error"], "connection refused")
+		// A collector that starts while the API server is away starts all the same, after
+		// sync_timeout, and says so.
+		core2, logs2 := observer.New(zap.InfoLevel)
+		set2 := processortest.NewNopSettings(metadata.Type)
+		set2.Logger = zap.New(core2)
+		cfg2 := *cfg
+		cfg2.ClusterMappings.SyncTimeout = time.Second
+		f2, saw2 := startFlow(t, set2, &cfg2)
+		saw2("none")
+		require.Equal(t, 1, logs2.FilterMessageSnippet("MetricMappings not read from the API server yet").Len())
+		assert.Nil(t, f2.bad.Load())
 	})
+}
+
+// A cluster without Modelplane's definition (the chart installed with clusterMappings before
+// Modelplane): the collector starts, says once why it reads no MetricMappings, and takes them
+// as soon as the definition and an object are there.
+func TestClusterMappingsBeforeTheDefinition(t *testing.T) {
+	api := kubeapitest.StartWithoutDefinition(t)
+	core, logs := observer.New(zap.InfoLevel)
+	set := processortest.NewNopSettings(metadata.Type)
+	set.Logger = zap.New(core)
+	cfg := createDefaultConfig()
+	cfg.Builtin.Enabled = false
+	cfg.Identity.Enabled = false
+	cfg.ReloadInterval = 20 * time.Millisecond
+	cfg.ClusterMappings = ClusterMappingsConfig{Enabled: true, AuthType: AuthKubeConfig, Kubeconfig: api.Kubeconfig, SyncTimeout: time.Second}
+	f, saw := startFlow(t, set, cfg)
+	saw("none")
+	cannot := func() []observer.LoggedEntry { return logs.FilterMessageSnippet("Cannot read MetricMappings").All() }
+	require.Eventually(t, func() bool { return len(cannot()) > 0 }, 10*time.Second, 10*time.Millisecond)
+	assert.Contains(t, cannot()[0].ContextMap()["error"], "the server could not find the requested resource")
+	assert.Equal(t, "metricmappings.modelplane.ai", cannot()[0].ContextMap()["resource"])
+
+	api.InstallDefinition(t)
+	require.NoError(t, api.Apply(mappingDoc("v1")))
+	// The informer retries with back-off, up to 30 s apart.
+	require.Eventually(t, func() bool { return f.saw("v1") }, 60*time.Second, 10*time.Millisecond)
+	saw("v1")
+	assert.Len(t, cannot(), 1, "said once, not on every retry")
+	assert.Nil(t, f.bad.Load())
 }
 
 var regexpServer = regexp.MustCompile(`server: https://127\.0\.0\.1:\d+`)
