@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -192,12 +194,27 @@ type objectState struct {
 type clusterSet struct {
 	names []string
 	state map[string]*objectState
+	// sameAsPrev is set when the objects give the same mappings as the reading before, as
+	// after an edit of their metadata or status only: no reload then.
+	sameAsPrev bool
 }
 
 // decodeObjects decodes the objects that changed since prev. An object updated into one the
 // processor cannot use keeps its last good version, as a mapping file does; a deleted object
 // goes.
 func decodeObjects(objs []*unstructured.Unstructured, prev *clusterSet) (*clusterSet, []error) {
+	next, errs := decodeObjectsOnce(objs, prev)
+	next.sameAsPrev = prev != nil && slices.Equal(next.names, prev.names)
+	for _, n := range next.names {
+		if !next.sameAsPrev {
+			break
+		}
+		next.sameAsPrev = reflect.DeepEqual(next.state[n].mappings, prev.state[n].mappings)
+	}
+	return next, errs
+}
+
+func decodeObjectsOnce(objs []*unstructured.Unstructured, prev *clusterSet) (*clusterSet, []error) {
 	next := &clusterSet{state: make(map[string]*objectState, len(objs))}
 	var errs []error
 	for _, o := range objs {

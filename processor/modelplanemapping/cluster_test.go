@@ -121,6 +121,12 @@ func TestClusterMappings(t *testing.T) {
 		saw("v1")
 		require.NoError(t, api.Apply(mappingDoc("v2")))
 		saw("v2")
+		// An edit of the object's metadata only changes no mapping: no reload.
+		loaded := logs.FilterMessage("Mappings loaded").Len()
+		require.NoError(t, api.Apply(strings.Replace(mappingDoc("v2"), "  name: reload\n", "  name: reload\n  annotations: {owner: platform-team}\n", 1)))
+		time.Sleep(time.Second)
+		assert.Equal(t, loaded, logs.FilterMessage("Mappings loaded").Len())
+		saw("v2")
 
 		// The API server refuses what its schema refuses, as kubectl shows a user.
 		err := api.Apply(strings.Replace(mappingDoc("v3"), "to: modelplane_v3_b", "to: modelplane_v3_b\n    fromUnit: Milisecond", 1))

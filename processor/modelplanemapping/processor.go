@@ -194,14 +194,18 @@ func (p *mappingProcessor) reload(initial bool) {
 	}
 	next, problems := loadFiles(p.cfg.MappingFiles, prev)
 	objects, changes := p.objects, p.clusterChanges
+	objectsSame := true
 	if p.cluster != nil {
 		if changes = p.cluster.changes.Load(); initial || changes != p.clusterChanges {
 			var objProblems []error
 			objects, objProblems = decodeObjects(p.cluster.objects(), p.objects)
 			problems = append(problems, objProblems...)
+			// A broken update reloads, as a broken file does, so it is said and counted.
+			objectsSame = objects.sameAsPrev && len(objProblems) == 0
 		}
 	}
-	if !initial && next.same(p.files) && changes == p.clusterChanges {
+	if !initial && next.same(p.files) && objectsSame {
+		p.objects, p.clusterChanges = objects, changes
 		return
 	}
 	for _, err := range problems {
