@@ -105,16 +105,8 @@ func TestClusterMappings(t *testing.T) {
 	// Last: it stops the API server.
 	t.Run("follows the cluster's objects", func(t *testing.T) {
 		require.NoError(t, api.Apply(mappingDoc("v1")))
-		core, logs := observer.New(zap.InfoLevel)
-		set := processortest.NewNopSettings(metadata.Type)
-		set.Logger = zap.New(core)
-		cfg := createDefaultConfig()
-		cfg.Builtin.Enabled = false
-		cfg.Identity.Enabled = false
-		cfg.ReloadInterval = 20 * time.Millisecond
-		cfg.ClusterMappings = ClusterMappingsConfig{Enabled: true, AuthType: AuthKubeConfig, Kubeconfig: api.Kubeconfig, SyncTimeout: time.Minute}
-		require.NoError(t, cfg.Validate())
-
+		set, logs := observedSettings()
+		cfg := clusterMappingsOnly(t, api.Kubeconfig, time.Minute)
 		f, saw := startFlow(t, set, cfg)
 		// Start waited for the first list: no batch went out unmapped.
 		assert.False(t, f.saw("none"), "a batch before the cluster's mappings were read")
@@ -161,12 +153,8 @@ func TestClusterMappings(t *testing.T) {
 
 		// A collector that starts while the API server is away starts all the same, after
 		// sync_timeout, and says so.
-		core2, logs2 := observer.New(zap.InfoLevel)
-		set2 := processortest.NewNopSettings(metadata.Type)
-		set2.Logger = zap.New(core2)
-		cfg2 := *cfg
-		cfg2.ClusterMappings.SyncTimeout = time.Second
-		f2, saw2 := startFlow(t, set2, &cfg2)
+		set2, logs2 := observedSettings()
+		f2, saw2 := startFlow(t, set2, clusterMappingsOnly(t, api.Kubeconfig, time.Second))
 		saw2("none")
 		require.Equal(t, 1, logs2.FilterMessageSnippet("MetricMappings not read from the API server yet").Len())
 		assert.Nil(t, f2.bad.Load())
@@ -178,15 +166,8 @@ func TestClusterMappings(t *testing.T) {
 // as soon as the definition and an object are there.
 func TestClusterMappingsBeforeTheDefinition(t *testing.T) {
 	api := kubeapitest.StartWithoutDefinition(t)
-	core, logs := observer.New(zap.InfoLevel)
-	set := processortest.NewNopSettings(metadata.Type)
-	set.Logger = zap.New(core)
-	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
-	cfg.Identity.Enabled = false
-	cfg.ReloadInterval = 20 * time.Millisecond
-	cfg.ClusterMappings = ClusterMappingsConfig{Enabled: true, AuthType: AuthKubeConfig, Kubeconfig: api.Kubeconfig, SyncTimeout: time.Second}
-	f, saw := startFlow(t, set, cfg)
+	set, logs := observedSettings()
+	f, saw := startFlow(t, set, clusterMappingsOnly(t, api.Kubeconfig, time.Second))
 	saw("none")
 	cannot := func() []observer.LoggedEntry { return logs.FilterMessageSnippet("Cannot read MetricMappings").All() }
 	require.Eventually(t, func() bool { return len(cannot()) > 0 }, 10*time.Second, 10*time.Millisecond)
@@ -200,6 +181,19 @@ func TestClusterMappingsBeforeTheDefinition(t *testing.T) {
 	saw("v1")
 	assert.Len(t, cannot(), 1, "said once, not on every retry")
 	assert.Nil(t, f.bad.Load())
+}
+
+// clusterMappingsOnly is a config with no built-ins and no identity step that reads the
+// MetricMappings of the cluster in kubeconfig, polled every 20 ms, waiting syncTimeout at start.
+func clusterMappingsOnly(t *testing.T, kubeconfig string, syncTimeout time.Duration) *Config {
+	t.Helper()
+	cfg := createDefaultConfig()
+	cfg.Builtin.Enabled = false
+	cfg.Identity.Enabled = false
+	cfg.ReloadInterval = 20 * time.Millisecond
+	cfg.ClusterMappings = ClusterMappingsConfig{Enabled: true, AuthType: AuthKubeConfig, Kubeconfig: kubeconfig, SyncTimeout: syncTimeout}
+	require.NoError(t, cfg.Validate())
+	return cfg
 }
 
 var regexpServer = regexp.MustCompile(`server: https://127\.0\.0\.1:\d+`)

@@ -126,6 +126,14 @@ func batch() pmetric.Metrics {
 	return md
 }
 
+// observedSettings are processor settings whose logger records what it is given.
+func observedSettings() (processor.Settings, *observer.ObservedLogs) {
+	core, logs := observer.New(zap.InfoLevel)
+	set := processortest.NewNopSettings(metadata.Type)
+	set.Logger = zap.New(core)
+	return set, logs
+}
+
 // startFlow starts a processor with cfg and sends batches through it until the test ends,
 // checking each output with a flow; saw waits until every batch is mapped by version v.
 func startFlow(t *testing.T, set processor.Settings, cfg *Config) (f *flow, saw func(v string)) {
@@ -172,9 +180,7 @@ func startFlow(t *testing.T, set processor.Settings, cfg *Config) (f *flow, saw 
 // the last good mappings with one warning naming the file, the field and the value.
 func TestReloadWhileDataFlows(t *testing.T) {
 	dir := t.TempDir()
-	core, logs := observer.New(zap.InfoLevel)
-	set := processortest.NewNopSettings(metadata.Type)
-	set.Logger = zap.New(core)
+	set, logs := observedSettings()
 
 	f, saw := startFlow(t, set, mappingFilesOnly(t, dir, 20*time.Millisecond))
 	path := filepath.Join(dir, "engine.yaml")
@@ -270,9 +276,7 @@ func TestScrapeFilterAsksTheCollectorToRebuildIt(t *testing.T) {
 // 10 ms; it returns the file and the processor's logs.
 func startFiltered(t *testing.T) (string, *observer.ObservedLogs) {
 	file, cfg := filteredConfig(t)
-	core, logs := observer.New(zap.InfoLevel)
-	set := processortest.NewNopSettings(metadata.Type)
-	set.Logger = zap.New(core)
+	set, logs := observedSettings()
 	p, err := newProcessor(set, cfg)
 	require.NoError(t, err)
 	require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))
@@ -300,9 +304,7 @@ func filteredConfig(t *testing.T) (string, *Config) {
 // it is named once in the log, not once per poll.
 func TestMappingFileOfKubectlList(t *testing.T) {
 	dir := t.TempDir()
-	core, logs := observer.New(zap.InfoLevel)
-	set := processortest.NewNopSettings(metadata.Type)
-	set.Logger = zap.New(core)
+	set, logs := observedSettings()
 	list := `apiVersion: v1
 kind: List
 metadata:
