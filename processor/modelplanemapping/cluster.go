@@ -158,6 +158,9 @@ func (w *clusterWatch) start(timeout time.Duration) {
 		defer w.done.Done()
 		w.informer.Run(w.stop)
 	}()
+	if timeout == 0 {
+		return // asked not to wait
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if !cache.WaitForCacheSync(ctx.Done(), w.informer.HasSynced) {

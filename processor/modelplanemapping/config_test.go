@@ -45,6 +45,7 @@ func TestLoadConfig(t *testing.T) {
 	assert.False(t, cfg.Identity.Enabled)
 	assert.False(t, cfg.DropUnmapped)
 	assert.True(t, cfg.OTLPNames)
+	assert.Equal(t, ClusterMappingsConfig{Enabled: true, AuthType: AuthKubeConfig, Kubeconfig: "/etc/otelcol-modelplane/kubeconfig", SyncTimeout: 3 * time.Second}, cfg.ClusterMappings)
 	require.Len(t, cfg.Mappings, 1)
 	assert.Equal(t, []metricmapping.Label{{Name: "reason", From: "finish_reason", Values: map[string]string{"eos": "stop"}}}, cfg.Mappings[0].Metrics[1].Labels)
 
@@ -60,6 +61,7 @@ func TestConfigErrors(t *testing.T) {
 		"badbuiltintype":       `builtin: want true, false or a list of mapping names, got 3`,
 		"badglob":              `mapping_files[0]: bad glob "/etc/[x.yaml"`,
 		"scrapefilterkeepsall": "scrape_filter: needs drop_unmapped: true",
+		"badauth":              `cluster_mappings::auth_type: want serviceAccount or kubeConfig, got "ServiceAccount"`,
 	}
 	for name, want := range cases {
 		t.Run(name, func(t *testing.T) {

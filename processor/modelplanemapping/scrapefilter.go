@@ -35,16 +35,13 @@ func ScrapeSources(conf *confmap.Conf, logger *zap.Logger) (names []string, filt
 	files, _ := loadFiles(cfg.MappingFiles, nil) // problems are the processor's to report
 	all := append(builtins, files.mappings()...)
 	if cfg.ClusterMappings.Enabled {
-		listed := map[string]bool{}
 		ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
 		objects, err := listClusterMappings(ctx, cfg.ClusterMappings)
 		cancel()
 		if err != nil && logger != nil {
 			logger.Warn("The scrape filter is built without the cluster's MetricMappings; the processor rebuilds it when it reads them", zap.Error(err))
 		}
-		for name := range sources(objects) {
-			listed[name] = true
-		}
+		listed := sources(objects)
 		clusterListed.Store(&listed)
 		all = append(all, objects...)
 	}
