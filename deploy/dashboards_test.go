@@ -135,7 +135,7 @@ func TestPromtoolCheckRules(t *testing.T) {
 func TestCollectorAlertRules(t *testing.T) {
 	out, err := exec.Command(promtool(t), "check", "rules", "prometheus/otelcol-modelplane-alerts.yaml").CombinedOutput()
 	require.NoError(t, err, string(out))
-	assert.Contains(t, string(out), "SUCCESS: 8 rules found")
+	assert.Contains(t, string(out), "SUCCESS: 9 rules found")
 	test := exec.Command(promtool(t), "test", "rules", "otelcol-modelplane-alerts.test.yaml")
 	test.Dir = "prometheus"
 	out, err = test.CombinedOutput()
@@ -143,7 +143,7 @@ func TestCollectorAlertRules(t *testing.T) {
 	assert.Contains(t, string(out), "SUCCESS")
 
 	exprs := ruleExprsOf(t, "prometheus/otelcol-modelplane-alerts.yaml")
-	require.Len(t, exprs, 8)
+	require.Len(t, exprs, 9)
 	useCollectorMetrics(t, exprs)
 }
 

@@ -1,6 +1,7 @@
 package modelplanemapping
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,13 +11,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/processor/processortest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/kubeapitest"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadata"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadatatest"
 )
 
 func TestClusterMappingsConfig(t *testing.T) {
@@ -167,8 +173,19 @@ func TestClusterMappings(t *testing.T) {
 func TestClusterMappingsBeforeTheDefinition(t *testing.T) {
 	api := kubeapitest.StartWithoutDefinition(t)
 	set, logs := observedSettings()
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	logger := set.Logger
+	set.TelemetrySettings = metadatatest.NewSettings(tel).TelemetrySettings
+	set.Logger = logger
+	synced := func() int64 {
+		m, err := tel.GetMetric("otelcol_processor_modelplane_mapping_cluster_synced")
+		require.NoError(t, err)
+		return m.Data.(metricdata.Gauge[int64]).DataPoints[0].Value
+	}
 	f, saw := startFlow(t, set, clusterMappingsOnly(t, api.Kubeconfig, time.Second))
 	saw("none")
+	assert.Equal(t, int64(0), synced(), "for an alert on a collector that reads no MetricMappings")
 	cannot := func() []observer.LoggedEntry { return logs.FilterMessageSnippet("Cannot read MetricMappings").All() }
 	require.Eventually(t, func() bool { return len(cannot()) > 0 }, 10*time.Second, 10*time.Millisecond)
 	assert.Contains(t, cannot()[0].ContextMap()["error"], "the server could not find the requested resource")
@@ -179,6 +196,9 @@ func TestClusterMappingsBeforeTheDefinition(t *testing.T) {
 	// The informer retries with back-off, up to 30 s apart.
 	require.Eventually(t, func() bool { return f.saw("v1") }, 60*time.Second, 10*time.Millisecond)
 	saw("v1")
+	metadatatest.AssertEqualProcessorModelplaneMappingClusterSynced(t, tel, []metricdata.DataPoint[int64]{{
+		Value: 1, Attributes: attribute.NewSet(attribute.String("processor", "modelplane_mapping")),
+	}}, metricdatatest.IgnoreTimestamp())
 	assert.Len(t, cannot(), 1, "said once, not on every retry")
 	assert.Nil(t, f.bad.Load())
 }

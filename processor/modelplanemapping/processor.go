@@ -139,6 +139,18 @@ func (p *mappingProcessor) start(_ context.Context, _ component.Host) error {
 	}); err != nil {
 		return err
 	}
+	if err := p.telemetry.RegisterProcessorModelplaneMappingClusterSyncedCallback(func(_ context.Context, o metric.Int64Observer) error {
+		if p.cluster != nil {
+			synced := int64(0)
+			if p.cluster.informer.HasSynced() {
+				synced = 1
+			}
+			o.Observe(synced, p.idObserve...)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
 	p.reload(true)
 	if prev := takeOver(p.id, time.Now()); prev != nil {
 		// This processor replaces one whose mappings changed: end what they produced.

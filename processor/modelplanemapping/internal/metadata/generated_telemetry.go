@@ -28,6 +28,7 @@ type TelemetryBuilder struct {
 	meter                                        metric.Meter
 	mu                                           sync.Mutex
 	registrations                                []metric.Registration
+	ProcessorModelplaneMappingClusterSynced      metric.Int64ObservableGauge
 	ProcessorModelplaneMappingConversionsRefused metric.Int64Counter
 	ProcessorModelplaneMappingDatapointsDropped  metric.Int64Counter
 	ProcessorModelplaneMappingDatapointsIn       metric.Int64Counter
@@ -47,6 +48,21 @@ type telemetryBuilderOptionFunc func(mb *TelemetryBuilder)
 
 func (tbof telemetryBuilderOptionFunc) apply(mb *TelemetryBuilder) {
 	tbof(mb)
+}
+
+// RegisterProcessorModelplaneMappingClusterSyncedCallback sets callback for observable ProcessorModelplaneMappingClusterSynced metric.
+func (builder *TelemetryBuilder) RegisterProcessorModelplaneMappingClusterSyncedCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorModelplaneMappingClusterSynced, obs: o})
+		return nil
+	}, builder.ProcessorModelplaneMappingClusterSynced)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
 }
 
 // RegisterProcessorModelplaneMappingMappingsActiveCallback sets callback for observable ProcessorModelplaneMappingMappingsActive metric.
@@ -107,6 +123,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	}
 	builder.meter = Meter(settings)
 	var err, errs error
+	builder.ProcessorModelplaneMappingClusterSynced, err = builder.meter.Int64ObservableGauge(
+		"otelcol_processor_modelplane_mapping_cluster_synced",
+		metric.WithDescription("With cluster_mappings, 1 once the cluster's MetricMapping objects have been read from the API server, 0 while they have not (no definition in the cluster, no permission, no API server). [Development]"),
+		metric.WithUnit("1"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ProcessorModelplaneMappingConversionsRefused, err = builder.meter.Int64Counter(
 		"otelcol_processor_modelplane_mapping_conversions_refused",
 		metric.WithDescription("Metrics whose conversion was refused and that were dropped instead of being exported wrong, by reason. [Development]"),

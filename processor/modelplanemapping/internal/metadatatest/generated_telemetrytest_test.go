@@ -20,6 +20,10 @@ func TestSetupTelemetry(t *testing.T) {
 	tb, err := metadata.NewTelemetryBuilder(testTel.NewTelemetrySettings())
 	require.NoError(t, err)
 	defer tb.Shutdown()
+	require.NoError(t, tb.RegisterProcessorModelplaneMappingClusterSyncedCallback(func(_ context.Context, observer metric.Int64Observer) error {
+		observer.Observe(1)
+		return nil
+	}))
 	require.NoError(t, tb.RegisterProcessorModelplaneMappingMappingsActiveCallback(func(_ context.Context, observer metric.Int64Observer) error {
 		observer.Observe(1)
 		return nil
@@ -34,6 +38,9 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorModelplaneMappingDatapointsMapped.Add(context.Background(), 1)
 	tb.ProcessorModelplaneMappingReloads.Add(context.Background(), 1)
 	tb.ProcessorModelplaneMappingSeriesEnded.Add(context.Background(), 1)
+	AssertEqualProcessorModelplaneMappingClusterSynced(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorModelplaneMappingConversionsRefused(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
