@@ -207,14 +207,10 @@ func TestClusterMappingsBeforeTheDefinition(t *testing.T) {
 	logger := set.Logger
 	set.TelemetrySettings = metadatatest.NewSettings(tel).TelemetrySettings
 	set.Logger = logger
-	synced := func() int64 {
-		m, err := tel.GetMetric("otelcol_processor_modelplane_mapping_cluster_synced")
-		require.NoError(t, err)
-		return m.Data.(metricdata.Gauge[int64]).DataPoints[0].Value
-	}
 	f, saw := startFlow(t, set, clusterMappingsOnly(t, api.Kubeconfig, time.Second))
 	saw("none")
-	assert.Equal(t, int64(0), synced(), "for an alert on a collector that reads no MetricMappings")
+	assert.Equal(t, int64(0), gaugeValue(tel, "otelcol_processor_modelplane_mapping_cluster_synced"),
+		"for an alert on a collector that reads no MetricMappings")
 	cannot := func() []observer.LoggedEntry { return logs.FilterMessageSnippet("Cannot read MetricMappings").All() }
 	require.Eventually(t, func() bool { return len(cannot()) > 0 }, 10*time.Second, 10*time.Millisecond)
 	assert.Contains(t, cannot()[0].ContextMap()["error"], "the server could not find the requested resource")

@@ -110,13 +110,7 @@ func TestTelemetryUnfilteredSources(t *testing.T) {
 	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
 	defer func() { require.NoError(t, p.Shutdown(context.Background())) }()
 
-	waiting := func() int64 {
-		m, err := tel.GetMetric("otelcol_processor_modelplane_mapping_unfiltered_sources")
-		if err != nil {
-			return -1
-		}
-		return m.Data.(metricdata.Gauge[int64]).DataPoints[0].Value
-	}
+	waiting := func() int64 { return gaugeValue(tel, "otelcol_processor_modelplane_mapping_unfiltered_sources") }
 	require.Equal(t, int64(0), waiting())
 	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v2")+"  - from: src_c\n    to: modelplane_v2_c\n  - from: src_d\n    to: modelplane_v2_d\n"), 0o600))
 	require.Eventually(t, func() bool { return waiting() == 2 }, 5*time.Second, 5*time.Millisecond)
@@ -127,4 +121,13 @@ func TestTelemetryUnfilteredSources(t *testing.T) {
 	require.Eventually(t, func() bool { return waiting() == 1 }, 5*time.Second, 5*time.Millisecond)
 	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v4")), 0o600))
 	require.Eventually(t, func() bool { return waiting() == 0 }, 5*time.Second, 5*time.Millisecond)
+}
+
+// gaugeValue is the value of the integer gauge name, -1 while it has none.
+func gaugeValue(tel *componenttest.Telemetry, name string) int64 {
+	m, err := tel.GetMetric(name)
+	if err != nil {
+		return -1
+	}
+	return m.Data.(metricdata.Gauge[int64]).DataPoints[0].Value
 }
