@@ -197,27 +197,12 @@ type objectState struct {
 type clusterSet struct {
 	names []string
 	state map[string]*objectState
-	// sameAsPrev is set when the objects give the same mappings as the reading before, as
-	// after an edit of their metadata or status only: no reload then.
-	sameAsPrev bool
 }
 
 // decodeObjects decodes the objects that changed since prev. An object updated into one the
 // processor cannot use keeps its last good version, as a mapping file does; a deleted object
 // goes.
 func decodeObjects(objs []*unstructured.Unstructured, prev *clusterSet) (*clusterSet, []error) {
-	next, errs := decodeObjectsOnce(objs, prev)
-	next.sameAsPrev = prev != nil && slices.Equal(next.names, prev.names)
-	for _, n := range next.names {
-		if !next.sameAsPrev {
-			break
-		}
-		next.sameAsPrev = reflect.DeepEqual(next.state[n].mappings, prev.state[n].mappings)
-	}
-	return next, errs
-}
-
-func decodeObjectsOnce(objs []*unstructured.Unstructured, prev *clusterSet) (*clusterSet, []error) {
 	next := &clusterSet{state: make(map[string]*objectState, len(objs))}
 	var errs []error
 	for _, o := range objs {
@@ -262,6 +247,20 @@ func (cs *clusterSet) mappings() []metricmapping.MetricMapping {
 		out = append(out, cs.state[n].mappings...)
 	}
 	return out
+}
+
+// sameMappings reports whether two readings give the same mappings, as after an edit of the
+// objects' metadata or status only.
+func (cs *clusterSet) sameMappings(o *clusterSet) bool {
+	if cs == nil || o == nil || !slices.Equal(cs.names, o.names) {
+		return false
+	}
+	for _, n := range cs.names {
+		if !reflect.DeepEqual(cs.state[n].mappings, o.state[n].mappings) {
+			return false
+		}
+	}
+	return true
 }
 
 // count is the number of objects read.

@@ -55,7 +55,8 @@ func TestClusterMappingsConfig(t *testing.T) {
 	}
 }
 
-// Outside a pod, serviceAccount has no token to read: Start fails and says why.
+// Outside a pod, serviceAccount has no token to read, and a kubeconfig may not be there:
+// Start fails and says why.
 func TestClusterMappingsOutsideACluster(t *testing.T) {
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
 	cfg := createDefaultConfig()
@@ -64,6 +65,14 @@ func TestClusterMappingsOutsideACluster(t *testing.T) {
 	require.NoError(t, err)
 	err = p.start(t.Context(), nil)
 	require.ErrorContains(t, err, "cluster_mappings (auth_type serviceAccount): unable to load in-cluster configuration")
+
+	// A kubeconfig that is not there is named.
+	cfg.ClusterMappings = ClusterMappingsConfig{Enabled: true, AuthType: AuthKubeConfig, Kubeconfig: "/nonexistent/kubeconfig"}
+	p, err = newProcessor(processortest.NewNopSettings(metadata.Type), cfg)
+	require.NoError(t, err)
+	err = p.start(t.Context(), nil)
+	require.ErrorContains(t, err, "cluster_mappings (auth_type kubeConfig):")
+	require.ErrorContains(t, err, "/nonexistent/kubeconfig")
 }
 
 // MetricMapping objects read from a real API server (Kubernetes' apiextensions-apiserver on

@@ -213,7 +213,7 @@ func (p *mappingProcessor) reload(initial bool) {
 			objects, objProblems = decodeObjects(p.cluster.objects(), p.objects)
 			problems = append(problems, objProblems...)
 			// A broken update reloads, as a broken file does, so it is said and counted.
-			objectsSame = objects.sameAsPrev && len(objProblems) == 0
+			objectsSame = objects.sameMappings(p.objects) && len(objProblems) == 0
 		}
 	}
 	if !initial && next.same(p.files) && objectsSame {
