@@ -1,9 +1,13 @@
 // Command crd-apiserver is a Kubernetes API server for the end-to-end tests: Kubernetes'
 // own apiextensions-apiserver (the part of kube-apiserver that serves CustomResourceDefinitions
 // and their objects, with its schema validation, watches and resource versions) on an etcd
-// embedded in the same process. It serves on loopback only, over TLS, and admits only client
+// embedded in the same process. It serves on loopback only, over TLS, and admits client
 // certificates signed by --client-ca-file in the group system:masters, as a cluster admin's
-// kubeconfig does. A module of its own, so that the collector's go.mod never carries etcd.
+// kubeconfig does. With -webhook it also admits bearer tokens: it asks that URL, as a
+// kube-apiserver's own authenticator and authorizer would, who a token is (a TokenReview)
+// and whether they may do what they ask (a SubjectAccessReview); internal/kubeapitest answers
+// those as a cluster's service accounts and RBAC do. A module of its own, so that the
+// collector's go.mod never carries etcd.
 package main
 
 import (
@@ -20,21 +24,25 @@ import (
 	"k8s.io/component-base/cli"
 )
 
-// A kubeconfig the server needs to start but never uses: with no authentication or
-// authorization webhook, only system:masters client certificates are let in.
-const unusedKubeconfig = `apiVersion: v1
+// kubeconfigFor points the server at a URL. The server needs a kubeconfig for its own client
+// and for its delegated authentication and authorization; the first points nowhere, the
+// others at -webhook, which by default points nowhere too (never asked for system:masters),
+// so that only system:masters client certificates are let in.
+const kubeconfigFor = `apiVersion: v1
 kind: Config
 clusters:
-- cluster: {server: "http://127.0.0.1:1"}
-  name: none
+- cluster: {server: %q}
+  name: webhook
 contexts:
-- context: {cluster: none, user: none}
-  name: none
-current-context: none
+- context: {cluster: webhook, user: none}
+  name: webhook
+current-context: webhook
 users:
 - name: none
-  user: {username: none, password: none}
+  user: {}
 `
+
+const nowhere = "http://127.0.0.1:1"
 
 func main() {
 	dir := flag.String("dir", "", "folder for etcd's data and the server's certificate (created)")
@@ -42,6 +50,7 @@ func main() {
 	etcdPort := flag.Int("etcd-port", 0, "etcd's client port on 127.0.0.1")
 	peerPort := flag.Int("etcd-peer-port", 0, "etcd's peer port on 127.0.0.1")
 	clientCA := flag.String("client-ca-file", "", "CA that signs the clients' certificates")
+	webhook := flag.String("webhook", nowhere, "base URL that answers TokenReviews and SubjectAccessReviews for bearer tokens")
 	flag.Parse()
 	if *dir == "" || *port == 0 || *etcdPort == 0 || *peerPort == 0 || *clientCA == "" {
 		fmt.Fprintln(os.Stderr, "crd-apiserver: -dir, -secure-port, -etcd-port, -etcd-peer-port and -client-ca-file are required")
@@ -51,7 +60,11 @@ func main() {
 		fail(err)
 	}
 	kubeconfig := filepath.Join(*dir, "unused.kubeconfig")
-	if err := os.WriteFile(kubeconfig, []byte(unusedKubeconfig), 0o600); err != nil {
+	delegated := filepath.Join(*dir, "webhook.kubeconfig")
+	if err := os.WriteFile(kubeconfig, fmt.Appendf(nil, kubeconfigFor, nowhere), 0o600); err != nil {
+		fail(err)
+	}
+	if err := os.WriteFile(delegated, fmt.Appendf(nil, kubeconfigFor, *webhook), 0o600); err != nil {
 		fail(err)
 	}
 
@@ -82,8 +95,8 @@ func main() {
 		"--cert-dir=" + filepath.Join(*dir, "certs"),
 		"--client-ca-file=" + *clientCA,
 		"--authentication-skip-lookup",
-		"--authentication-kubeconfig=" + kubeconfig,
-		"--authorization-kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + delegated,
+		"--authorization-kubeconfig=" + delegated,
 		"--kubeconfig=" + kubeconfig,
 		"--enable-priority-and-fairness=false",
 		"--disable-admission-plugins=NamespaceLifecycle,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy",

@@ -1,7 +1,8 @@
 // Package kubeapitest starts a real Kubernetes API server for tests: Kubernetes'
 // apiextensions-apiserver on an embedded etcd (e2e/crdapiserver), on loopback, with
 // Modelplane's MetricMapping CustomResourceDefinition installed, and gives a cluster admin's
-// kubeconfig and client for it. The server is built from its own module on first use, or
+// kubeconfig and client for it. StartWithAccess also admits service accounts by a chart's
+// RBAC objects, and InPod runs a process as a pod of one (access.go). The server is built from its own module on first use, or
 // taken from $CRD_APISERVER_BIN, as `make test` builds it.
 package kubeapitest // import "github.com/modelplaneai/otelcol-modelplane/internal/kubeapitest"
 
@@ -48,6 +49,11 @@ type Server struct {
 	Kubeconfig string
 	// Client talks to the server as that user.
 	Client dynamic.Interface
+	// port is the server's on 127.0.0.1; servingCA the file of its certificate and CA.
+	port      int
+	servingCA string
+	// access answers the server's TokenReviews and SubjectAccessReviews (StartWithAccess).
+	access *access
 	out    *syncbuffer.Buffer
 	cmd    *exec.Cmd
 	exited chan struct{}
@@ -106,6 +112,12 @@ func Start(t *testing.T) *Server {
 // serve MetricMappings until InstallDefinition.
 func StartWithoutDefinition(t *testing.T) *Server {
 	t.Helper()
+	return start(t, nil)
+}
+
+// start starts the server; with a, it admits a's service accounts too.
+func start(t *testing.T, a *access) *Server {
+	t.Helper()
 	bin, err := binary()
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -114,9 +126,13 @@ func StartWithoutDefinition(t *testing.T) *Server {
 	require.NoError(t, os.WriteFile(caFile, caPEM, 0o600))
 
 	port := freePort(t)
-	s := &Server{out: new(syncbuffer.Buffer), exited: make(chan struct{})}
-	cmd := exec.Command(bin, "-dir", filepath.Join(dir, "server"), "-secure-port", strconv.Itoa(port),
-		"-etcd-port", strconv.Itoa(freePort(t)), "-etcd-peer-port", strconv.Itoa(freePort(t)), "-client-ca-file", caFile)
+	s := &Server{port: port, access: a, out: new(syncbuffer.Buffer), exited: make(chan struct{})}
+	args := []string{"-dir", filepath.Join(dir, "server"), "-secure-port", strconv.Itoa(port),
+		"-etcd-port", strconv.Itoa(freePort(t)), "-etcd-peer-port", strconv.Itoa(freePort(t)), "-client-ca-file", caFile}
+	if a != nil {
+		args = append(args, "-webhook", a.serve(t, s.out))
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = s.out, s.out
 	require.NoError(t, cmd.Start())
 	s.cmd = cmd
@@ -131,6 +147,7 @@ func StartWithoutDefinition(t *testing.T) *Server {
 
 	// The server writes its self-signed certificate, with its CA, before it listens.
 	serving := filepath.Join(dir, "server", "certs", "apiserver.crt")
+	s.servingCA = serving
 	require.Eventually(t, func() bool {
 		select {
 		case <-exited:
