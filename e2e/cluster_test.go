@@ -66,3 +66,37 @@ func TestClusterMappingsInTheCollector(t *testing.T) {
 	assert.Len(t, prom.query(t, `modelplane_e2e_fds_open`), 1)
 	assert.NotContains(t, col.out.String(), "Cannot read MetricMappings")
 }
+
+// `preview --cluster` applies the cluster's MetricMapping objects as a collector with
+// cluster_mappings does (kubeconfig from --kubeconfig or $KUBECONFIG), and an object the
+// processor cannot use, which the API server's schema let through, fails the preview naming
+// the object, the field and the value, where a running collector would skip it with a warning.
+func TestPreviewWithTheClusterMappings(t *testing.T) {
+	api := kubeapitest.Start(t)
+	require.NoError(t, api.Apply(clusterMapping("team-engine", "my_engine_queued_requests", "modelplane_e2e_queued")))
+
+	out, errOut, code := preview(t, "--no-builtins", "--kubeconfig", api.Kubeconfig, "testdata/my-engine.prom")
+	require.Zero(t, code, errOut)
+	series := pageSeries(t, out, "instance", "job", "service_instance_id", "service_name", "model_name")
+	assert.Equal(t, "4", series["modelplane_e2e_queued{}"], out)
+	// Without --cluster the object is not read.
+	out, errOut, code = preview(t, "--no-builtins", "testdata/my-engine.prom")
+	require.Zero(t, code, errOut)
+	assert.NotContains(t, out, "modelplane_e2e_queued")
+
+	broken := strings.Replace(clusterMapping("team-broken", "my_engine_queued_requests", "modelplane_e2e_queued_copy"),
+		"to: modelplane_e2e_queued_copy", "to: modelplane_e2e_queued_copy\n    labels:\n    - {name: engine, value: vllm, from: model}", 1)
+	require.NoError(t, api.Apply(broken))
+	t.Setenv("KUBECONFIG", api.Kubeconfig)
+	out, errOut, code = preview(t, "--no-builtins", "--cluster", "testdata/my-engine.prom")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, `the mapping processor warned:
+Skipped a mapping: cluster metricmappings.modelplane.ai: MetricMapping "team-broken": metrics[0].labels[0]: sets both value and from; exactly one is allowed`)
+
+	// No API server: the preview says it could not read the objects.
+	api.Stop()
+	_, errOut, code = preview(t, "--no-builtins", "--cluster", "testdata/my-engine.prom")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "MetricMappings not read from the API server yet")
+}

@@ -20,9 +20,10 @@ Shows the modelplane_* series otelcol-modelplane makes of one /metrics page: the
 embedded default's Prometheus endpoint would serve for it. SOURCE is an http(s) URL of an
 engine's /metrics, a file holding such a page, or - to read it from stdin
 (kubectl exec POD -- curl -s localhost:8000/metrics | otelcol-modelplane preview -). The collector itself scrapes the page once,
-maps it with the built-in mappings and every --mapping file, and prints its exporter's page;
-the points in, mapped and dropped go to stderr. A mapping file with a problem fails it with a
-message naming the file, the field and the value.
+maps it with the built-in mappings, every --mapping file and, with --cluster, the cluster's
+MetricMapping objects (in the collector's run order), and prints its exporter's page; the
+points in, mapped and dropped go to stderr. A mapping file or cluster object with a problem
+fails it with a message naming the file or object, the field and the value.
 
 Flags:
 `
@@ -49,6 +50,8 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 		return nil
 	})
 	fs.BoolVar(&o.NoBuiltins, "no-builtins", false, "leave out Modelplane's built-in mappings")
+	fs.BoolVar(&o.ClusterMappings, "cluster", false, "also apply the cluster's MetricMapping objects, read from the API server as cluster_mappings reads them")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "the kubeconfig for --cluster (implies it; default $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&o.Job, "job", "preview", "the scrape job's name (the job label)")
 	fs.DurationVar(&o.Timeout, "timeout", 30*time.Second, "how long the whole preview may take")
 	// Flags may come before or after SOURCE.

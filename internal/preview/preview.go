@@ -47,6 +47,11 @@ type Options struct {
 	// Labels are target labels, as Kubernetes relabelling gives a pod's target (namespace,
 	// deployment, replica, engine, role, node); the identity ones stay on every series.
 	Labels map[string]string
+	// ClusterMappings also applies the cluster's MetricMapping objects, read from the API
+	// server as cluster_mappings reads them, with Kubeconfig (empty: $KUBECONFIG, then
+	// ~/.kube/config, as kubectl).
+	ClusterMappings bool
+	Kubeconfig      string
 	// Timeout bounds the whole preview.
 	Timeout time.Duration
 }
@@ -106,10 +111,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("mapping %q: no such file", f)
 		}
 	}
+	kubeconfig := o.Kubeconfig
+	if kubeconfig != "" {
+		if kubeconfig, err = filepath.Abs(kubeconfig); err != nil {
+			return nil, err
+		}
+	}
 	cfgPath := filepath.Join(dir, "preview.yaml")
 	if err := writeConfig(cfgPath, map[string]any{
 		"Job": o.Job, "Target": served.Addr().String(), "Labels": labels, "Builtins": !o.NoBuiltins,
 		"MappingFiles": files, "Exporter": exporter, "Telemetry": telemetry,
+		"Cluster": o.ClusterMappings || kubeconfig != "", "Kubeconfig": kubeconfig,
 	}); err != nil {
 		return nil, err
 	}
@@ -140,6 +152,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := scrapeError(logs.String()); err != nil {
 		return nil, err
 	}
+	// Mapping files were validated above; what the processor warns about now is the
+	// cluster's objects: one it cannot use, or none read at all.
+	if err := processorWarnings(logs.String()); err != nil {
+		return nil, err
+	}
 	body, err := get(ctx, "http://"+exporter+"/metrics", "")
 	if err != nil {
 		return nil, err
@@ -166,6 +183,14 @@ processors:
   modelplane_mapping:
     builtin: {{ .Builtins }}
     mapping_files: [{{ range $i, $f := .MappingFiles }}{{ if $i }}, {{ end }}{{ quote $f }}{{ end }}]
+{{- if .Cluster }}
+    cluster_mappings:
+      enabled: true
+      auth_type: kubeConfig
+{{- if .Kubeconfig }}
+      kubeconfig: {{ quote .Kubeconfig }}
+{{- end }}
+{{- end }}
   batch:
     timeout: 200ms
 exporters:
@@ -299,6 +324,31 @@ func scrapeError(log string) error {
 		}
 	}
 	return nil
+}
+
+// processorWarnings are the mapping processor's warnings in the collector's JSON log, each
+// with its error, as one error; nil when there are none.
+func processorWarnings(log string) error {
+	var errs []error
+	for _, line := range strings.Split(log, "\n") {
+		var entry struct {
+			Level     string `json:"level"`
+			Component string `json:"otelcol.component.id"`
+			Msg       string `json:"msg"`
+			Error     string `json:"error"`
+		}
+		if json.Unmarshal([]byte(line), &entry) != nil || entry.Level != "warn" || entry.Component != "modelplane_mapping" {
+			continue
+		}
+		if entry.Error != "" {
+			entry.Msg += ": " + entry.Error
+		}
+		errs = append(errs, errors.New(entry.Msg))
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the mapping processor warned:\n%w", errors.Join(errs...))
 }
 
 // processorCounters are the mapping processor's point counters on the collector's own

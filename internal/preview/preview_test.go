@@ -3,6 +3,7 @@ package preview
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,7 @@ func TestConfigKeepsValuesIntact(t *testing.T) {
 	require.NoError(t, configTemplate.Execute(&cfg, map[string]any{
 		"Job": "job: x", "Target": "127.0.0.1:1234", "Labels": labels, "Builtins": false,
 		"MappingFiles": []string{"/m/a b.yaml", `/m/"*".yaml`}, "Exporter": "127.0.0.1:1", "Telemetry": 2,
+		"Cluster": true, "Kubeconfig": "/home/me/.kube/a: b",
 	}))
 	retrieved, err := confmap.NewRetrievedFromYAML(cfg.Bytes())
 	require.NoError(t, err, cfg.String())
@@ -32,6 +34,44 @@ func TestConfigKeepsValuesIntact(t *testing.T) {
 	assert.Equal(t, map[string]any{"replica": labels["replica"], "model": labels["model"]}, static["labels"])
 	assert.Equal(t, []any{"/m/a b.yaml", `/m/"*".yaml`}, conf.Get("processors::modelplane_mapping::mapping_files"))
 	assert.Equal(t, false, conf.Get("processors::modelplane_mapping::builtin"))
+	assert.Equal(t, map[string]any{"enabled": true, "auth_type": "kubeConfig", "kubeconfig": "/home/me/.kube/a: b"},
+		conf.Get("processors::modelplane_mapping::cluster_mappings"))
+}
+
+// Without --cluster there is no cluster_mappings; with it and no --kubeconfig, the
+// processor's default loading (as kubectl's) applies.
+func TestConfigClusterMappings(t *testing.T) {
+	for _, tc := range []struct {
+		values map[string]any
+		want   any
+	}{
+		{map[string]any{"Cluster": false}, nil},
+		{map[string]any{"Cluster": true, "Kubeconfig": ""}, map[string]any{"enabled": true, "auth_type": "kubeConfig"}},
+	} {
+		values := map[string]any{"Job": "preview", "Target": "127.0.0.1:1", "Labels": map[string]string{}, "Builtins": true,
+			"MappingFiles": []string{}, "Exporter": "127.0.0.1:1", "Telemetry": 2}
+		maps.Copy(values, tc.values)
+		var cfg bytes.Buffer
+		require.NoError(t, configTemplate.Execute(&cfg, values))
+		retrieved, err := confmap.NewRetrievedFromYAML(cfg.Bytes())
+		require.NoError(t, err)
+		conf, err := retrieved.AsConf()
+		require.NoError(t, err, cfg.String())
+		assert.Equal(t, tc.want, conf.Get("processors::modelplane_mapping::cluster_mappings"))
+	}
+}
+
+// The mapping processor's warnings, and only its, fail a preview, each with its error.
+func TestProcessorWarnings(t *testing.T) {
+	log := `{"level":"info","otelcol.component.id":"modelplane_mapping","msg":"Mappings loaded"}
+{"level":"warn","otelcol.component.id":"prometheus","msg":"Failed to scrape Prometheus endpoint"}
+{"level":"warn","otelcol.component.id":"modelplane_mapping","msg":"Skipped a mapping","error":"cluster metricmappings.modelplane.ai: MetricMapping \"x\": metrics[0].labels[0]: both value and from"}
+{"level":"warn","otelcol.component.id":"modelplane_mapping","msg":"MetricMappings not read from the API server yet; running without them until they are"}
+`
+	assert.EqualError(t, processorWarnings(log), `the mapping processor warned:
+Skipped a mapping: cluster metricmappings.modelplane.ai: MetricMapping "x": metrics[0].labels[0]: both value and from
+MetricMappings not read from the API server yet; running without them until they are`)
+	assert.NoError(t, processorWarnings(`{"level":"info","otelcol.component.id":"modelplane_mapping","msg":"Mappings loaded"}`))
 }
 
 // The processor's counters are read off the collector's own metrics page, summed over
