@@ -171,6 +171,16 @@ func collectorConfigOf(t *testing.T, out map[string]string) string {
 	return cm.Data["config.yaml"]
 }
 
+// collectorBinary is the collector `make test` builds; the test is skipped without it.
+func collectorBinary(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("OTELCOL_MODELPLANE_BIN")
+	if bin == "" {
+		t.Skip("OTELCOL_MODELPLANE_BIN not set (make test sets it)")
+	}
+	return bin
+}
+
 // runValidate runs `otelcol-modelplane validate` on the rendered config and returns its
 // output, the config and its error. mounted (may be nil) holds the files of mounted mapping ConfigMaps,
 // by path below the mappings folder ("team/cluster.json").
@@ -301,10 +311,7 @@ func TestSinkConfigTypoFailsValidation(t *testing.T) {
 // `kubectl get metricmappings -o json` writes): validate reads each file and fails on the
 // broken mapping in each, by file and name. Any other key is left alone.
 func TestMappingConfigMapKeys(t *testing.T) {
-	bin := os.Getenv("OTELCOL_MODELPLANE_BIN")
-	if bin == "" {
-		t.Skip("OTELCOL_MODELPLANE_BIN not set (make test sets it)")
-	}
+	bin := collectorBinary(t)
 	out, err := renderValues(t, "mappingConfigMaps: [team]\n")
 	require.NoError(t, err)
 	broken := func(name string) string {

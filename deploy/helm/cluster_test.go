@@ -29,10 +29,7 @@ import (
 // page by the cluster's object from the first scrape. With the RBAC the chart renders
 // without clusterMappings, the same collector is refused, says so, and maps nothing by it.
 func TestClusterMappingsAsTheServiceAccount(t *testing.T) {
-	bin := os.Getenv("OTELCOL_MODELPLANE_BIN")
-	if bin == "" {
-		t.Skip("OTELCOL_MODELPLANE_BIN not set (make test sets it)")
-	}
+	bin := collectorBinary(t)
 	withRule, err := renderValues(t, "clusterMappings: true\n")
 	require.NoError(t, err)
 	withoutRule, err := renderValues(t, "clusterMappings: false\n")
