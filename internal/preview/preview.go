@@ -1,7 +1,8 @@
 // Package preview shows what otelcol-modelplane makes of one engine's /metrics page before
 // a mapping is deployed: it fetches the page once, has the collector itself (a child process
 // of the given executable, with a generated configuration) scrape it with the Prometheus
-// receiver, map it with the built-ins and the given mapping files, and returns the page that
+// receiver, map it with the built-ins, the given mapping files and, if asked, the cluster's
+// MetricMapping objects, and returns the page that
 // collector's Prometheus exporter then serves, with the embedded default's exporter settings.
 // Running the real collector, rather than a copy of its pipeline, is what keeps the preview
 // true to what a node will send.
