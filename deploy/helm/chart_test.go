@@ -34,6 +34,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 )
 
 var update = flag.Bool("update", false, "rewrite examples/<name>/rendered")
@@ -563,14 +565,25 @@ func serveSelfTelemetry(t *testing.T) {
 // the environment the DaemonSet gives it (the pod IP here 127.0.0.1), until the test ends.
 func startRenderedCollector(t *testing.T, bin string, cfg map[string]any) {
 	t.Helper()
+	runCollector(t, cfg, func(config string) *exec.Cmd {
+		cmd := exec.Command(bin, "--config="+config)
+		cmd.Env = append(os.Environ(), "POD_IP=127.0.0.1", "NODE_NAME=node-1")
+		return cmd
+	})
+}
+
+// runCollector writes cfg to a file, starts the command command(file) returns, and stops it
+// with SIGINT when the test ends, logging its output if the test failed. It returns the
+// output so far, which grows as the collector runs.
+func runCollector(t *testing.T, cfg map[string]any, command func(config string) *exec.Cmd) *syncbuffer.Buffer {
+	t.Helper()
 	data, err := yaml.Marshal(cfg)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	require.NoError(t, os.WriteFile(path, data, 0o644))
-	var log bytes.Buffer
-	cmd := exec.Command(bin, "--config="+path)
-	cmd.Env = append(os.Environ(), "POD_IP=127.0.0.1", "NODE_NAME=node-1")
-	cmd.Stdout, cmd.Stderr = &log, &log
+	log := new(syncbuffer.Buffer)
+	cmd := command(path)
+	cmd.Stdout, cmd.Stderr = log, log
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
@@ -579,6 +592,7 @@ func startRenderedCollector(t *testing.T, bin string, cfg map[string]any) {
 			t.Logf("collector output:\n%s", log.String())
 		}
 	})
+	return log
 }
 
 // The dashboards ConfigMap carries deploy/grafana's dashboards as they are, under the label a

@@ -6,8 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -124,23 +123,11 @@ func serviceAccountOf(t *testing.T, rbac string) corev1.ServiceAccount {
 // returns its output.
 func runAsPod(t *testing.T, api *kubeapitest.Server, sa corev1.ServiceAccount, bin string, cfg map[string]any) *syncbuffer.Buffer {
 	t.Helper()
-	data, err := yaml.Marshal(cfg)
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	require.NoError(t, os.WriteFile(path, data, 0o644))
-	log := new(syncbuffer.Buffer)
-	cmd := api.InPod(t, sa.Namespace, sa.Name, bin, "--config="+path)
-	cmd.Env = append(cmd.Env, "NODE_NAME=node-1")
-	cmd.Stdout, cmd.Stderr = log, log
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("collector output:\n%s", log.String())
-		}
+	return runCollector(t, cfg, func(config string) *exec.Cmd {
+		cmd := api.InPod(t, sa.Namespace, sa.Name, bin, "--config="+config)
+		cmd.Env = append(cmd.Env, "NODE_NAME=node-1")
+		return cmd
 	})
-	return log
 }
 
 // pageAt is the page at http://addr/metrics, empty when there is none.
