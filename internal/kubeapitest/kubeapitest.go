@@ -2,8 +2,8 @@
 // apiextensions-apiserver on an embedded etcd (e2e/crdapiserver), on loopback, with
 // Modelplane's MetricMapping CustomResourceDefinition installed, and gives a cluster admin's
 // kubeconfig and client for it. StartWithAccess also admits service accounts by a chart's
-// RBAC objects, and InPod runs a process as a pod of one (access.go). The server is built from its own module on first use, or
-// taken from $CRD_APISERVER_BIN, as `make test` builds it.
+// RBAC objects, and InPod runs a process as a pod of one (access.go). The server is built
+// from its own module on first use, or taken from $CRD_APISERVER_BIN, as `make test` builds it.
 package kubeapitest // import "github.com/modelplaneai/otelcol-modelplane/internal/kubeapitest"
 
 import (
