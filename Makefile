@@ -21,7 +21,7 @@ CRD_APISERVER := $(TOOLS)/crd-apiserver
 MDATAGEN_DIRS := $(dir $(wildcard processor/*/metadata.yaml receiver/*/metadata.yaml))
 GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*' -not -path './e2e/crdapiserver/*') go.mod go.sum $(shell find internal processor -name '*.yaml')
 
-.PHONY: all build build-arm64 cross-deps gpu-check image image-multiarch install run bench-e2e perf-e2e test test-unit test-race e2e-deps generate check-generated lint bench tools clean
+.PHONY: all build build-arm64 cross-deps gpu-check image image-multiarch install package run bench-e2e perf-e2e test test-unit test-race e2e-deps generate check-generated lint bench tools clean
 
 all: build
 
@@ -68,12 +68,24 @@ INSTALL_BINARY ?= $(COLLECTOR)
 ## install: binary, systemd unit, config and mapping folder for a GPU host (honours DESTDIR)
 install: $(INSTALL_BINARY)
 	install -D -m 0755 $(INSTALL_BINARY) $(DESTDIR)$(PREFIX)/bin/otelcol-modelplane
-	install -D -m 0644 deploy/standalone/otelcol-modelplane.service $(DESTDIR)/etc/systemd/system/otelcol-modelplane.service
+	@# The unit runs the binary where PREFIX put it.
+	install -d -m 0755 $(DESTDIR)/etc/systemd/system
+	sed 's|/usr/local/bin/otelcol-modelplane|$(PREFIX)/bin/otelcol-modelplane|g' deploy/standalone/otelcol-modelplane.service > $(DESTDIR)/etc/systemd/system/otelcol-modelplane.service
+	chmod 0644 $(DESTDIR)/etc/systemd/system/otelcol-modelplane.service
 	install -d -m 0755 $(DESTDIR)/etc/otelcol-modelplane/mappings
 	@# Never overwrite a config or mappings the host already has.
 	test -e $(DESTDIR)/etc/otelcol-modelplane/config.yaml || install -m 0644 deploy/standalone/config.yaml $(DESTDIR)/etc/otelcol-modelplane/config.yaml
 	test -e $(DESTDIR)/etc/otelcol-modelplane/mappings/example.yaml || install -m 0644 deploy/standalone/mappings/example.yaml $(DESTDIR)/etc/otelcol-modelplane/mappings/example.yaml
 	@echo "installed; then: systemctl daemon-reload && systemctl enable --now otelcol-modelplane"
+
+# The release's version: the one `otelcol-modelplane --version` prints.
+VERSION      := $(shell sed -n 's/^  version: //p' builder-config.yaml)
+PACKAGE_DIR  ?= dist
+
+## package: release packages for GPU hosts without Go, in $(PACKAGE_DIR): a Debian package and a
+## tar.gz each for linux/amd64 and linux/arm64, and SHA256SUMS (entries dated by the last commit)
+package: $(COLLECTOR) $(COLLECTOR_ARM64)
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) $(GO) run ./deploy/package -version $(VERSION) -binary $(COLLECTOR) -binary $(COLLECTOR_ARM64) -out $(PACKAGE_DIR)
 
 ## run: the collector on its embedded default, scraping demo engines; Ctrl-C stops both
 run: $(COLLECTOR) $(BIN)/demo-engines

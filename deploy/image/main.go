@@ -34,6 +34,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/elfarch"
 )
 
 const (
@@ -159,18 +161,11 @@ func image(binary, version string) (v1.Image, *v1.Platform, error) {
 
 // platformOf reads the binary's platform from its ELF header.
 func platformOf(binary string) (*v1.Platform, error) {
-	f, err := elf.Open(binary)
+	arch, err := elfarch.Arch(binary)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", binary, err)
+		return nil, err
 	}
-	defer f.Close()
-	switch f.Machine {
-	case elf.EM_X86_64:
-		return &v1.Platform{OS: "linux", Architecture: "amd64"}, nil
-	case elf.EM_AARCH64:
-		return &v1.Platform{OS: "linux", Architecture: "arm64"}, nil
-	}
-	return nil, fmt.Errorf("%s: ELF machine %s: the image is built for linux/amd64 and linux/arm64 only", binary, f.Machine)
+	return &v1.Platform{OS: "linux", Architecture: arch}, nil
 }
 
 // libraryDirs is where this machine keeps the shared libraries of each platform: its own,

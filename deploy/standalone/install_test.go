@@ -48,6 +48,17 @@ func TestMakeInstall(t *testing.T) {
 		assert.FileExists(t, filepath.Join(stage, "etc/systemd/system/otelcol-modelplane.service"))
 	}
 
+	// Another PREFIX: the unit runs the binary where it went.
+	opt := t.TempDir()
+	out, err = exec.Command("make", "-C", filepath.Join("..", ".."), "--no-print-directory", "install", "DESTDIR="+opt, "PREFIX=/opt/modelplane").CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.FileExists(t, filepath.Join(opt, "opt/modelplane/bin/otelcol-modelplane"))
+	unit, err := os.ReadFile(filepath.Join(opt, "etc/systemd/system/otelcol-modelplane.service"))
+	require.NoError(t, err)
+	assert.Contains(t, string(unit), "\nExecStart=/opt/modelplane/bin/otelcol-modelplane --config=/etc/otelcol-modelplane/config.yaml\n")
+	assert.Contains(t, string(unit), "\nExecReload=/opt/modelplane/bin/otelcol-modelplane validate --config=/etc/otelcol-modelplane/config.yaml\n")
+	assert.NotContains(t, string(unit), "/usr/local/bin")
+
 	// A second install keeps the host's own config.
 	cfgPath := filepath.Join(dest, "etc/otelcol-modelplane/config.yaml")
 	require.NoError(t, os.WriteFile(cfgPath, []byte("# mine\n"), 0o644))

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"crypto/md5"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// control is what the Debian package's control file says.
+type control struct {
+	version, arch, glibc, maintainer string
+}
+
+const (
+	unitPath    = "usr/lib/systemd/system/otelcol-modelplane.service"
+	configPath  = "etc/otelcol-modelplane/config.yaml"
+	examplePath = "etc/otelcol-modelplane/mappings/example.yaml"
+)
+
+// The maintainer scripts. Each acts only on a host that runs systemd, and never when dpkg
+// installs into another root (DPKG_ROOT set): there the host's systemd is not the target's.
+// On the first install the unit is enabled and started; on an upgrade it is restarted if it
+// is enabled (as debhelper's scripts do, so an admin's disable holds); on removal it is
+// stopped; on purge its enablement goes too, and dpkg removes the conffiles itself.
+const (
+	postinst = `#!/bin/sh
+set -e
+if [ "$1" = configure ] && [ -z "${DPKG_ROOT:-}" ] && [ -d /run/systemd/system ]; then
+	systemctl --system daemon-reload >/dev/null || true
+	if [ -z "$2" ]; then
+		systemctl enable otelcol-modelplane.service >/dev/null 2>&1 || true
+	fi
+	if systemctl --quiet is-enabled otelcol-modelplane.service 2>/dev/null; then
+		if [ -n "$2" ]; then
+			systemctl restart otelcol-modelplane.service || true
+		else
+			systemctl start otelcol-modelplane.service || true
+		fi
+	fi
+fi
+exit 0
+`
+	prerm = `#!/bin/sh
+set -e
+if [ "$1" = remove ] && [ -z "${DPKG_ROOT:-}" ] && [ -d /run/systemd/system ]; then
+	systemctl stop otelcol-modelplane.service || true
+fi
+exit 0
+`
+	postrm = `#!/bin/sh
+set -e
+if [ -z "${DPKG_ROOT:-}" ] && [ -d /run/systemd/system ]; then
+	if [ "$1" = purge ]; then
+		# The unit file is gone by now, so systemctl disable cannot read its [Install].
+		rm -f /etc/systemd/system/multi-user.target.wants/otelcol-modelplane.service
+	fi
+	if [ "$1" = remove ] || [ "$1" = purge ]; then
+		systemctl --system daemon-reload >/dev/null || true
+	fi
+fi
+exit 0
+`
+)
+
+const copyright = `Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: otelcol-modelplane
+Source: https://github.com/modelplaneai/otelcol-modelplane
+
+Files: *
+Copyright: The otelcol-modelplane authors; The OpenTelemetry Authors; The Prometheus Authors
+License: Apache-2.0
+ On Debian systems the full text of the Apache License 2.0 is in
+ /usr/share/common-licenses/Apache-2.0, and in this package's tarball as LICENSE.
+`
+
+// debPackage is the Debian binary package (format 2.0: an ar archive of debian-binary,
+// control.tar.gz and data.tar.gz).
+func debPackage(exe []byte, p packaged, c control, mtime time.Time) ([]byte, error) {
+	// The package's unit runs the binary where the package puts it.
+	unit := bytes.ReplaceAll(p.unit, []byte("/usr/local/bin/otelcol-modelplane"), []byte("/usr/bin/otelcol-modelplane"))
+	files := []entry{
+		{configPath, 0o644, p.config},
+		{examplePath, 0o644, p.example},
+		{"usr/bin/otelcol-modelplane", 0o755, exe},
+		{unitPath, 0o644, unit},
+		{"usr/share/doc/otelcol-modelplane/copyright", 0o644, []byte(copyright)},
+	}
+	conffiles := "/" + configPath + "\n/" + examplePath + "\n"
+	var md5sums strings.Builder
+	size := int64(0)
+	for _, f := range files {
+		size += (int64(len(f.data)) + 1023) / 1024
+		if !strings.Contains(conffiles, "/"+f.name+"\n") {
+			fmt.Fprintf(&md5sums, "%x  %s\n", md5.Sum(f.data), f.name)
+		}
+	}
+	data, err := writeTar("./", files, mtime)
+	if err != nil {
+		return nil, err
+	}
+	ctl, err := writeTar("./", []entry{
+		{"control", 0o644, []byte(c.file(size))},
+		{"conffiles", 0o644, []byte(conffiles)},
+		{"md5sums", 0o644, []byte(md5sums.String())},
+		{"postinst", 0o755, []byte(postinst)},
+		{"prerm", 0o755, []byte(prerm)},
+		{"postrm", 0o755, []byte(postrm)},
+	}, mtime)
+	if err != nil {
+		return nil, err
+	}
+	var ar bytes.Buffer
+	ar.WriteString("!<arch>\n")
+	for _, m := range []struct {
+		name string
+		data []byte
+	}{{"debian-binary", []byte("2.0\n")}, {"control.tar.gz", ctl}, {"data.tar.gz", data}} {
+		fmt.Fprintf(&ar, "%-16s%-12d%-6d%-6d%-8s%-10d`\n", m.name, mtime.Unix(), 0, 0, "100644", len(m.data))
+		ar.Write(m.data)
+		if len(m.data)%2 == 1 {
+			ar.WriteByte('\n')
+		}
+	}
+	return ar.Bytes(), nil
+}
+
+// file is the control file; installedKiB is the size of the installed files.
+func (c control) file(installedKiB int64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Package: otelcol-modelplane\nVersion: %s\nArchitecture: %s\nMaintainer: %s\nInstalled-Size: %d\n", c.version, c.arch, c.maintainer, installedKiB)
+	if c.glibc != "" {
+		fmt.Fprintf(&b, "Depends: libc6 (>= %s)\n", c.glibc)
+	}
+	b.WriteString(`Section: admin
+Priority: optional
+Homepage: https://github.com/modelplaneai/otelcol-modelplane
+Description: OpenTelemetry Collector for GPU inference fleets
+ otelcol-modelplane scrapes vLLM, SGLang, the Envoy AI gateway, the endpoint
+ picker and dcgm-exporter, reads the host's NVIDIA GPUs through NVML, translates
+ their metrics into Modelplane's modelplane_* vocabulary in base units, and sends
+ them on through Prometheus remote write or OTLP.
+ .
+ The package runs it as the systemd service otelcol-modelplane with
+ /etc/otelcol-modelplane/config.yaml; MetricMapping files in
+ /etc/otelcol-modelplane/mappings/ are reloaded when they change.
+`)
+	return b.String()
+}

@@ -1,0 +1,228 @@
+// Command package writes the release packages of otelcol-modelplane for GPU hosts that have no
+// Go toolchain: per collector binary a Debian package (what `apt install ./FILE.deb` takes on
+// Ubuntu and DGX OS) and a tar.gz, and a SHA256SUMS file over everything it wrote.
+//
+//	go run ./deploy/package -version 0.1.0 -binary bin/otelcol-modelplane -binary bin/linux-arm64/otelcol-modelplane -out dist
+//
+// Each binary's architecture comes from its ELF header, and the package's libc6 dependency
+// from the newest glibc symbol it imports. The Debian package installs what `make install`
+// does, at the paths a package uses: /usr/bin/otelcol-modelplane, the systemd unit in
+// /usr/lib/systemd/system, and /etc/otelcol-modelplane/{config.yaml,mappings/example.yaml} as
+// conffiles, so an upgrade keeps a host's edits. Its maintainer scripts enable and start the
+// unit on the first install and restart it on an upgrade, as debhelper's do. Both formats are
+// written by this program (no dpkg-deb, no fakeroot): every entry owned by root, every time
+// -mtime, so the same inputs give the same bytes.
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/elfarch"
+)
+
+// binaries is the repeatable -binary flag.
+type binaries []string
+
+func (b *binaries) String() string     { return strings.Join(*b, ",") }
+func (b *binaries) Set(v string) error { *b = append(*b, v); return nil }
+
+func main() {
+	var bins binaries
+	flag.Var(&bins, "binary", "a collector binary (default bin/otelcol-modelplane); repeat it with one binary per architecture")
+	version := flag.String("version", "", "the package version, such as 0.1.0 (required; `make package` takes it from builder-config.yaml)")
+	out := flag.String("out", "dist", "the folder to write the packages and SHA256SUMS to")
+	standalone := flag.String("standalone", "deploy/standalone", "the folder with the systemd unit, config.yaml and mappings/example.yaml")
+	license := flag.String("license", "LICENSE", "the license file")
+	maintainer := flag.String("maintainer", defaultMaintainer, "the Debian package's Maintainer field")
+	mtime := flag.Int64("mtime", sourceDateEpoch(), "the time of every entry, in Unix seconds (default $SOURCE_DATE_EPOCH, else 0)")
+	flag.Parse()
+	if len(bins) == 0 {
+		bins = binaries{"bin/otelcol-modelplane"}
+	}
+	src := sources{unit: filepath.Join(*standalone, "otelcol-modelplane.service"), config: filepath.Join(*standalone, "config.yaml"),
+		example: filepath.Join(*standalone, "mappings", "example.yaml"), license: *license}
+	written, err := build(bins, *version, *out, *maintainer, time.Unix(*mtime, 0).UTC(), src)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, f := range written {
+		fmt.Println(f)
+	}
+}
+
+const defaultMaintainer = "otelcol-modelplane maintainers <otelcol-modelplane@modelplane.ai>"
+
+func sourceDateEpoch() int64 {
+	n, _ := strconv.ParseInt(os.Getenv("SOURCE_DATE_EPOCH"), 10, 64)
+	return n
+}
+
+// sources are the files of the repository a package holds beside the binary.
+type sources struct{ unit, config, example, license string }
+
+// debianVersion is what dpkg accepts as an upstream version without a revision.
+var debianVersion = regexp.MustCompile(`^[0-9][A-Za-z0-9.+~]*$`)
+
+// build writes a .deb and a .tar.gz per binary and SHA256SUMS over them, and returns the
+// paths it wrote.
+func build(bins []string, version, out, maintainer string, mtime time.Time, src sources) ([]string, error) {
+	if !debianVersion.MatchString(version) {
+		return nil, fmt.Errorf("-version %q: want a version that starts with a digit, such as 0.1.0", version)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	files, err := readSources(src)
+	if err != nil {
+		return nil, err
+	}
+	archOf := map[string]string{}
+	seen := map[string]string{}
+	for _, bin := range bins {
+		arch, err := elfarch.Arch(bin)
+		if err != nil {
+			return nil, err
+		}
+		if other, dup := seen[arch]; dup {
+			return nil, fmt.Errorf("-binary %s and %s are both %s: one binary per architecture", other, bin, arch)
+		}
+		seen[arch], archOf[bin] = bin, arch
+	}
+	var written []string
+	for _, bin := range bins {
+		arch := archOf[bin]
+		glibc, err := elfarch.GLIBC(bin)
+		if err != nil {
+			return nil, err
+		}
+		exe, err := os.ReadFile(bin)
+		if err != nil {
+			return nil, err
+		}
+		deb, err := debPackage(exe, files, control{version: version, arch: arch, glibc: glibc, maintainer: maintainer}, mtime)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", bin, err)
+		}
+		tgz, err := tarball(exe, files, fmt.Sprintf("otelcol-modelplane_%s_linux_%s", version, arch), mtime)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", bin, err)
+		}
+		for name, data := range map[string][]byte{
+			fmt.Sprintf("otelcol-modelplane_%s_%s.deb", version, arch):          deb,
+			fmt.Sprintf("otelcol-modelplane_%s_linux_%s.tar.gz", version, arch): tgz,
+		} {
+			if err := os.WriteFile(filepath.Join(out, name), data, 0o644); err != nil {
+				return nil, err
+			}
+			written = append(written, filepath.Join(out, name))
+		}
+	}
+	sort.Strings(written)
+	var sums bytes.Buffer
+	for _, p := range written {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256(data), filepath.Base(p))
+	}
+	sumsPath := filepath.Join(out, "SHA256SUMS")
+	if err := os.WriteFile(sumsPath, sums.Bytes(), 0o644); err != nil {
+		return nil, err
+	}
+	return append(written, sumsPath), nil
+}
+
+// packaged are the repository's files a package holds, read once.
+type packaged struct{ unit, config, example, license []byte }
+
+func readSources(src sources) (packaged, error) {
+	var p packaged
+	for _, f := range []struct {
+		path string
+		into *[]byte
+	}{{src.unit, &p.unit}, {src.config, &p.config}, {src.example, &p.example}, {src.license, &p.license}} {
+		data, err := os.ReadFile(f.path)
+		if err != nil {
+			return p, err
+		}
+		*f.into = data
+	}
+	return p, nil
+}
+
+// entry is one file of an archive.
+type entry struct {
+	name string
+	mode int64
+	data []byte
+}
+
+// writeTar writes a gzipped tar of the entries, their parent folders first, all owned by root.
+// prefix ("./" for dpkg, the release folder for a tarball) is prepended to every name.
+func writeTar(prefix string, entries []entry, mtime time.Time) ([]byte, error) {
+	var buf bytes.Buffer
+	gz, err := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
+	if err != nil {
+		return nil, err
+	}
+	gz.ModTime = mtime
+	tw := tar.NewWriter(gz)
+	hdr := func(name string, typ byte, mode, size int64) *tar.Header {
+		return &tar.Header{Typeflag: typ, Name: name, Mode: mode, Size: size, ModTime: mtime, Uname: "root", Gname: "root", Format: tar.FormatGNU}
+	}
+	dirs := map[string]bool{}
+	if err := tw.WriteHeader(hdr(prefix, tar.TypeDir, 0o755, 0)); err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		var parents []string
+		for d := filepath.Dir(e.name); d != "." && !dirs[d]; d = filepath.Dir(d) {
+			dirs[d] = true
+			parents = append([]string{d}, parents...)
+		}
+		for _, d := range parents {
+			if err := tw.WriteHeader(hdr(prefix+d+"/", tar.TypeDir, 0o755, 0)); err != nil {
+				return nil, err
+			}
+		}
+		if err := tw.WriteHeader(hdr(prefix+e.name, tar.TypeReg, e.mode, int64(len(e.data)))); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(e.data); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	if err := gz.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// tarball is the release archive: one folder with the binary and what `make install` puts
+// beside it, for hosts without dpkg.
+func tarball(exe []byte, p packaged, folder string, mtime time.Time) ([]byte, error) {
+	return writeTar(folder+"/", []entry{
+		{"otelcol-modelplane", 0o755, exe},
+		{"otelcol-modelplane.service", 0o644, p.unit},
+		{"config.yaml", 0o644, p.config},
+		{"mappings/example.yaml", 0o644, p.example},
+		{"LICENSE", 0o644, p.license},
+	}, mtime)
+}
