@@ -21,7 +21,7 @@ CRD_APISERVER := $(TOOLS)/crd-apiserver
 MDATAGEN_DIRS := $(dir $(wildcard processor/*/metadata.yaml receiver/*/metadata.yaml))
 GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*' -not -path './e2e/crdapiserver/*') go.mod go.sum $(shell find internal processor -name '*.yaml')
 
-.PHONY: all build build-arm64 cross-deps gpu-check image image-multiarch install package run bench-e2e perf-e2e test test-unit test-race e2e-deps generate check-generated lint bench tools clean
+.PHONY: all build build-arm64 cross-deps gpu-check image image-multiarch install package package-deps run bench-e2e perf-e2e test test-unit test-race e2e-deps generate check-generated lint bench tools clean
 
 all: build
 
@@ -82,8 +82,8 @@ install: $(INSTALL_BINARY)
 VERSION      := $(shell sed -n 's/^  version: //p' builder-config.yaml)
 PACKAGE_DIR  ?= dist
 
-## package: release packages for GPU hosts without Go, in $(PACKAGE_DIR): a Debian package and a
-## tar.gz each for linux/amd64 and linux/arm64, and SHA256SUMS (entries dated by the last commit)
+## package: release packages for GPU hosts without Go, in $(PACKAGE_DIR): a Debian package, an RPM
+## and a tar.gz each for linux/amd64 and linux/arm64, and SHA256SUMS (dated by the last commit)
 package: $(COLLECTOR) $(COLLECTOR_ARM64)
 	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) $(GO) run ./deploy/package -version $(VERSION) -binary $(COLLECTOR) -binary $(COLLECTOR_ARM64) -out $(PACKAGE_DIR)
 
@@ -102,7 +102,7 @@ run: $(COLLECTOR) $(BIN)/demo-engines
 ## test: every test, from a clean clone (installs the tools it needs)
 test: check-generated lint test-unit test-race
 
-test-unit: $(COLLECTOR) $(COLLECTOR_ARM64) $(CRD_APISERVER) e2e-deps
+test-unit: $(COLLECTOR) $(COLLECTOR_ARM64) $(CRD_APISERVER) e2e-deps package-deps
 	CRD_APISERVER_BIN=$(CRD_APISERVER) OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) OTELCOL_MODELPLANE_BIN_ARM64=$(CURDIR)/$(COLLECTOR_ARM64) $(GO) test -tags $(TAGS) -count=1 -timeout 25m ./...
 
 ## test-race: the in-process tests again under the race detector (the end-to-end tests drive
@@ -115,6 +115,12 @@ e2e-deps:
 	@command -v prometheus >/dev/null || { \
 	  echo "installing Debian's prometheus package for the end-to-end tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null; }
+
+## package-deps: rpm, which the package tests check the RPM packages with (dpkg is Debian's own)
+package-deps:
+	@command -v rpm >/dev/null || { \
+	  echo "installing Debian's rpm package for the package tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends rpm >/dev/null; }
 
 ## cross-deps: Debian's arm64 cross compiler and C library, and qemu-user to run arm64 binaries
 ## here (run as root, as CI does)

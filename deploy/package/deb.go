@@ -75,24 +75,38 @@ License: Apache-2.0
  /usr/share/common-licenses/Apache-2.0, and in this package's tarball as LICENSE.
 `
 
+// packageFile is a file the Debian and RPM packages install.
+type packageFile struct {
+	entry
+	conffile bool
+}
+
+// packageFiles are what both packages install: what `make install` does, at a package's
+// paths.
+func packageFiles(exe []byte, p packaged) []packageFile {
+	// The package's unit runs the binary where the package puts it.
+	unit := bytes.ReplaceAll(p.unit, []byte("/usr/local/bin/otelcol-modelplane"), []byte("/usr/bin/otelcol-modelplane"))
+	return []packageFile{
+		{entry{configPath, 0o644, p.config}, true},
+		{entry{examplePath, 0o644, p.example}, true},
+		{entry{"usr/bin/otelcol-modelplane", 0o755, exe}, false},
+		{entry{unitPath, 0o644, unit}, false},
+		{entry{"usr/share/doc/otelcol-modelplane/copyright", 0o644, []byte(copyright)}, false},
+	}
+}
+
 // debPackage is the Debian binary package (format 2.0: an ar archive of debian-binary,
 // control.tar.gz and data.tar.gz).
 func debPackage(exe []byte, p packaged, c control, mtime time.Time) ([]byte, error) {
-	// The package's unit runs the binary where the package puts it.
-	unit := bytes.ReplaceAll(p.unit, []byte("/usr/local/bin/otelcol-modelplane"), []byte("/usr/bin/otelcol-modelplane"))
-	files := []entry{
-		{configPath, 0o644, p.config},
-		{examplePath, 0o644, p.example},
-		{"usr/bin/otelcol-modelplane", 0o755, exe},
-		{unitPath, 0o644, unit},
-		{"usr/share/doc/otelcol-modelplane/copyright", 0o644, []byte(copyright)},
-	}
-	conffiles := "/" + configPath + "\n/" + examplePath + "\n"
-	var md5sums strings.Builder
+	var files []entry
+	var conffiles, md5sums strings.Builder
 	size := int64(0)
-	for _, f := range files {
+	for _, f := range packageFiles(exe, p) {
+		files = append(files, f.entry)
 		size += (int64(len(f.data)) + 1023) / 1024
-		if !strings.Contains(conffiles, "/"+f.name+"\n") {
+		if f.conffile {
+			fmt.Fprintf(&conffiles, "/%s\n", f.name)
+		} else {
 			fmt.Fprintf(&md5sums, "%x  %s\n", md5.Sum(f.data), f.name)
 		}
 	}
@@ -102,7 +116,7 @@ func debPackage(exe []byte, p packaged, c control, mtime time.Time) ([]byte, err
 	}
 	ctl, err := writeTar("./", []entry{
 		{"control", 0o644, []byte(c.file(size))},
-		{"conffiles", 0o644, []byte(conffiles)},
+		{"conffiles", 0o644, []byte(conffiles.String())},
 		{"md5sums", 0o644, []byte(md5sums.String())},
 		{"postinst", 0o755, []byte(postinst)},
 		{"prerm", 0o755, []byte(prerm)},
@@ -133,18 +147,25 @@ func (c control) file(installedKiB int64) string {
 	if c.glibc != "" {
 		fmt.Fprintf(&b, "Depends: libc6 (>= %s)\n", c.glibc)
 	}
-	b.WriteString(`Section: admin
-Priority: optional
-Homepage: https://github.com/modelplaneai/otelcol-modelplane
-Description: OpenTelemetry Collector for GPU inference fleets
- otelcol-modelplane scrapes vLLM, SGLang, the Envoy AI gateway, the endpoint
- picker and dcgm-exporter, reads the host's NVIDIA GPUs through NVML, translates
- their metrics into Modelplane's modelplane_* vocabulary in base units, and sends
- them on through Prometheus remote write or OTLP.
- .
- The package runs it as the systemd service otelcol-modelplane with
- /etc/otelcol-modelplane/config.yaml; MetricMapping files in
- /etc/otelcol-modelplane/mappings/ are reloaded when they change.
-`)
+	fmt.Fprintf(&b, "Section: admin\nPriority: optional\nHomepage: %s\nDescription: OpenTelemetry Collector for GPU inference fleets\n", homepage)
+	for _, line := range strings.Split(strings.TrimSuffix(description, "\n"), "\n") {
+		if line == "" {
+			line = "."
+		}
+		fmt.Fprintf(&b, " %s\n", line)
+	}
 	return b.String()
 }
+
+const homepage = "https://github.com/modelplaneai/otelcol-modelplane"
+
+// description is the packages' long description.
+const description = `otelcol-modelplane scrapes vLLM, SGLang, the Envoy AI gateway, the endpoint
+picker and dcgm-exporter, reads the host's NVIDIA GPUs through NVML, translates
+their metrics into Modelplane's modelplane_* vocabulary in base units, and sends
+them on through Prometheus remote write or OTLP.
+
+The package runs it as the systemd service otelcol-modelplane with
+/etc/otelcol-modelplane/config.yaml; MetricMapping files in
+/etc/otelcol-modelplane/mappings/ are reloaded when they change.
+`

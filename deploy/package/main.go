@@ -1,17 +1,19 @@
 // Command package writes the release packages of otelcol-modelplane for GPU hosts that have no
-// Go toolchain: per collector binary a Debian package (what `apt install ./FILE.deb` takes on
-// Ubuntu and DGX OS) and a tar.gz, and a SHA256SUMS file over everything it wrote.
+// Go toolchain: per collector binary a Debian package (`apt install ./FILE.deb` on Ubuntu, DGX
+// OS and Debian), an RPM (`dnf install ./FILE.rpm` on RHEL, Rocky and Fedora) and a tar.gz,
+// and a SHA256SUMS file over everything it wrote.
 //
 //	go run ./deploy/package -version 0.1.0 -binary bin/otelcol-modelplane -binary bin/linux-arm64/otelcol-modelplane -out dist
 //
-// Each binary's architecture comes from its ELF header, and the package's libc6 dependency
-// from the newest glibc symbol it imports. The Debian package installs what `make install`
-// does, at the paths a package uses: /usr/bin/otelcol-modelplane, the systemd unit in
+// Each binary's architecture comes from its ELF header, and the packages' glibc dependency
+// from the newest glibc symbol it imports. Both packages install what `make install` does, at
+// the paths a package uses: /usr/bin/otelcol-modelplane, the systemd unit in
 // /usr/lib/systemd/system, and /etc/otelcol-modelplane/{config.yaml,mappings/example.yaml} as
-// conffiles, so an upgrade keeps a host's edits. Its maintainer scripts enable and start the
-// unit on the first install and restart it on an upgrade, as debhelper's do. Both formats are
-// written by this program (no dpkg-deb, no fakeroot): every entry owned by root, every time
-// -mtime, so the same inputs give the same bytes.
+// configuration files, so an upgrade keeps a host's edits. Their scripts enable and start the
+// unit on the first install and restart it on an upgrade, as debhelper's and Fedora's
+// systemd macros do. The .deb and .tar.gz are written here, the .rpm by rpmpack (no
+// dpkg-deb, rpmbuild or fakeroot): every entry owned by root, every time -mtime, so the same
+// inputs give the same bytes.
 package main
 
 import (
@@ -112,7 +114,12 @@ func build(bins []string, version, out, maintainer string, mtime time.Time, src 
 		if err != nil {
 			return nil, err
 		}
-		deb, err := debPackage(exe, files, control{version: version, arch: arch, glibc: glibc, maintainer: maintainer}, mtime)
+		ctl := control{version: version, arch: arch, glibc: glibc, maintainer: maintainer}
+		deb, err := debPackage(exe, files, ctl, mtime)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", bin, err)
+		}
+		rpm, err := rpmPackage(exe, files, ctl, mtime)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", bin, err)
 		}
@@ -121,8 +128,9 @@ func build(bins []string, version, out, maintainer string, mtime time.Time, src 
 			return nil, fmt.Errorf("%s: %w", bin, err)
 		}
 		for name, data := range map[string][]byte{
-			fmt.Sprintf("otelcol-modelplane_%s_%s.deb", version, arch):          deb,
-			fmt.Sprintf("otelcol-modelplane_%s_linux_%s.tar.gz", version, arch): tgz,
+			fmt.Sprintf("otelcol-modelplane_%s_%s.deb", version, arch):            deb,
+			fmt.Sprintf("otelcol-modelplane-%s-1.%s.rpm", version, rpmArch[arch]): rpm,
+			fmt.Sprintf("otelcol-modelplane_%s_linux_%s.tar.gz", version, arch):   tgz,
 		} {
 			if err := os.WriteFile(filepath.Join(out, name), data, 0o644); err != nil {
 				return nil, err
