@@ -72,7 +72,7 @@ Files: *
 Copyright: The otelcol-modelplane authors; The OpenTelemetry Authors; The Prometheus Authors
 License: Apache-2.0
  On Debian systems the full text of the Apache License 2.0 is in
- /usr/share/common-licenses/Apache-2.0, and in this package's tarball as LICENSE.
+ /usr/share/common-licenses/Apache-2.0.
 `
 
 // packageFile is a file the Debian and RPM packages install.
@@ -82,7 +82,7 @@ type packageFile struct {
 }
 
 // packageFiles are what both packages install: what `make install` does, at a package's
-// paths.
+// paths. Each adds its own license file where its distributions look for one.
 func packageFiles(exe []byte, p packaged) []packageFile {
 	// The package's unit runs the binary where the package puts it.
 	unit := bytes.ReplaceAll(p.unit, []byte("/usr/local/bin/otelcol-modelplane"), []byte("/usr/bin/otelcol-modelplane"))
@@ -91,7 +91,6 @@ func packageFiles(exe []byte, p packaged) []packageFile {
 		{entry{examplePath, 0o644, p.example}, true},
 		{entry{"usr/bin/otelcol-modelplane", 0o755, exe}, false},
 		{entry{unitPath, 0o644, unit}, false},
-		{entry{"usr/share/doc/otelcol-modelplane/copyright", 0o644, []byte(copyright)}, false},
 	}
 }
 
@@ -101,7 +100,8 @@ func debPackage(exe []byte, p packaged, c control, mtime time.Time) ([]byte, err
 	var files []entry
 	var conffiles, md5sums strings.Builder
 	size := int64(0)
-	for _, f := range packageFiles(exe, p) {
+	copyrightFile := packageFile{entry{"usr/share/doc/otelcol-modelplane/copyright", 0o644, []byte(copyright)}, false}
+	for _, f := range append(packageFiles(exe, p), copyrightFile) {
 		files = append(files, f.entry)
 		size += (int64(len(f.data)) + 1023) / 1024
 		if f.conffile {

@@ -108,6 +108,7 @@ otelcol-modelplane_0.1.0_linux_arm64.tar.gz: OK
 		assert.Equal(t, "otelcol-modelplane 0.1.0 1 "+rpmArch[arch]+" Apache-2.0", query(t, "rpm", "-qp", "--queryformat", "%{NAME} %{VERSION} %{RELEASE} %{ARCH} %{LICENSE}", r))
 		assert.Equal(t, "libc.so.6(GLIBC_"+glibc+")(64bit)", query(t, "rpm", "-qp", "--requires", r))
 		assert.Equal(t, "/etc/otelcol-modelplane/config.yaml\n/etc/otelcol-modelplane/mappings/example.yaml", query(t, "rpm", "-qcp", r))
+		assert.Equal(t, "/usr/share/licenses/otelcol-modelplane/LICENSE", query(t, "rpm", "-qLp", r))
 		assert.Contains(t, query(t, "rpm", "-Kv", r), "Payload SHA256 digest: OK")
 	}
 	if host, err := exec.Command("dpkg-query", "-W", "-f=${Version}", "libc6").Output(); err == nil {

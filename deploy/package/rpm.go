@@ -75,7 +75,8 @@ func rpmPackage(exe []byte, p packaged, c control, mtime time.Time) ([]byte, err
 	// The folders only this package uses are its own, so erasing it removes them.
 	add("etc/otelcol-modelplane", 0o40755, nil, rpmpack.GenericFile)
 	add("etc/otelcol-modelplane/mappings", 0o40755, nil, rpmpack.GenericFile)
-	add("usr/share/doc/otelcol-modelplane", 0o40755, nil, rpmpack.GenericFile)
+	add("usr/share/licenses/otelcol-modelplane", 0o40755, nil, rpmpack.GenericFile)
+	add("usr/share/licenses/otelcol-modelplane/LICENSE", 0o644, p.license, rpmpack.LicenceFile)
 	for _, f := range packageFiles(exe, p) {
 		typ := rpmpack.GenericFile
 		if f.conffile {
