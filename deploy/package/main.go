@@ -29,21 +29,17 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/elfarch"
 )
 
-// binaries is the repeatable -binary flag.
-type binaries []string
-
-func (b *binaries) String() string     { return strings.Join(*b, ",") }
-func (b *binaries) Set(v string) error { *b = append(*b, v); return nil }
-
 func main() {
-	var bins binaries
-	flag.Var(&bins, "binary", "a collector binary (default bin/otelcol-modelplane); repeat it with one binary per architecture")
+	var bins []string
+	flag.Func("binary", "a collector binary (default bin/otelcol-modelplane); repeat it with one binary per architecture", func(b string) error {
+		bins = append(bins, b)
+		return nil
+	})
 	version := flag.String("version", "", "the package version, such as 0.1.0 (required; `make package` takes it from builder-config.yaml)")
 	out := flag.String("out", "dist", "the folder to write the packages and SHA256SUMS to")
 	standalone := flag.String("standalone", "deploy/standalone", "the folder with the systemd unit, config.yaml and mappings/example.yaml")
@@ -52,7 +48,7 @@ func main() {
 	mtime := flag.Int64("mtime", sourceDateEpoch(), "the time of every entry, in Unix seconds (default $SOURCE_DATE_EPOCH, else 0)")
 	flag.Parse()
 	if len(bins) == 0 {
-		bins = binaries{"bin/otelcol-modelplane"}
+		bins = []string{"bin/otelcol-modelplane"}
 	}
 	src := sources{unit: filepath.Join(*standalone, "otelcol-modelplane.service"), config: filepath.Join(*standalone, "config.yaml"),
 		example: filepath.Join(*standalone, "mappings", "example.yaml"), license: *license}
