@@ -167,10 +167,15 @@ func validateCollectorConfig(t *testing.T, out map[string]string) {
 
 // collectorConfigOf is the collector config the chart renders into its ConfigMap.
 func collectorConfigOf(t *testing.T, out map[string]string) string {
+	return configMapFile(t, out, "config.yaml")
+}
+
+// configMapFile is one file of the collector's ConfigMap ("" when it is not there).
+func configMapFile(t *testing.T, out map[string]string, key string) string {
 	t.Helper()
 	var cm corev1.ConfigMap
 	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/configmap.yaml"]), &cm))
-	return cm.Data["config.yaml"]
+	return cm.Data[key]
 }
 
 // collectorBinary is the collector `make test` builds; the test is skipped without it.
@@ -183,8 +188,9 @@ func collectorBinary(t *testing.T) string {
 	return bin
 }
 
-// runValidate runs `otelcol-modelplane validate` on the rendered config and returns its
-// output, the config and its error. mounted (may be nil) holds the files of mounted mapping ConfigMaps,
+// runValidate runs `otelcol-modelplane validate` on the rendered config (and the overrides of
+// the `config` value, as the DaemonSet passes them) and returns its output, the config and
+// its error. mounted (may be nil) holds the files of mounted mapping ConfigMaps,
 // by path below the mappings folder ("team/cluster.json").
 func runValidate(t *testing.T, bin string, out, mounted map[string]string) (string, string, error) {
 	t.Helper()
@@ -206,7 +212,15 @@ func runValidate(t *testing.T, bin string, out, mounted map[string]string) (stri
 	}
 	path := filepath.Join(dir, "config.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
-	cmd := exec.Command(bin, "validate", "--config="+path)
+	args := []string{"validate", "--config=" + path}
+	if overrides := configMapFile(t, out, "overrides.yaml"); overrides != "" {
+		overrides = strings.ReplaceAll(overrides, "/etc/otelcol-modelplane/mappings", filepath.Join(dir, "mappings"))
+		path := filepath.Join(dir, "overrides.yaml")
+		require.NoError(t, os.WriteFile(path, []byte(overrides), 0o644))
+		args = append(args, "--config="+path)
+		cfg += "\n# overrides.yaml\n" + overrides
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "NODE_NAME=node-1")
 	res, err := cmd.CombinedOutput()
 	return string(res), cfg, err
@@ -561,12 +575,17 @@ func serveSelfTelemetry(t *testing.T) {
 	assert.Contains(t, page, `otelcol_receiver_dcgm_gpus{receiver="dcgm"} 0`)
 }
 
-// startRenderedCollector runs the collector on cfg, parts of the chart's rendered config, with
-// the environment the DaemonSet gives it (the pod IP here 127.0.0.1), until the test ends.
-func startRenderedCollector(t *testing.T, bin string, cfg map[string]any) {
+// startRenderedCollector runs the collector on cfg, parts of the chart's rendered config, and
+// then the config files named in more, with the environment the DaemonSet gives it (the pod
+// IP here 127.0.0.1), until the test ends.
+func startRenderedCollector(t *testing.T, bin string, cfg map[string]any, more ...string) {
 	t.Helper()
 	runCollector(t, cfg, func(config string) *exec.Cmd {
-		cmd := exec.Command(bin, "--config="+config)
+		args := []string{"--config=" + config}
+		for _, m := range more {
+			args = append(args, "--config="+m)
+		}
+		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(), "POD_IP=127.0.0.1", "NODE_NAME=node-1")
 		return cmd
 	})

@@ -110,6 +110,16 @@ func pushThroughRenderedConfig(t *testing.T) {
 		},
 	})
 
+	page := pushUntilServed(t, httpPort, promPort, gatewayHistogram(), "modelplane_frontend_request_duration_seconds_count{")
+	assert.Contains(t, page, `gen_ai_operation_name="chat"`)
+	assert.Contains(t, page, `gen_ai_request_model="llama"`)
+	assert.Contains(t, page, `le="0.5"`)
+	assert.NotContains(t, page, "gen_ai_server_request_duration", "nothing leaves under the source name")
+}
+
+// gatewayHistogram is the AI gateway's request-duration histogram as it pushes it over OTLP,
+// under its OpenTelemetry name.
+func gatewayHistogram() pmetric.Metrics {
 	md := pmetric.NewMetrics()
 	rm := md.ResourceMetrics().AppendEmpty()
 	rm.Resource().Attributes().PutStr("service.name", "ai-gateway")
@@ -126,9 +136,15 @@ func pushThroughRenderedConfig(t *testing.T) {
 	dp.BucketCounts().FromRaw([]uint64{2, 1, 0})
 	dp.SetCount(3)
 	dp.SetSum(1.5)
+	return md
+}
+
+// pushUntilServed pushes md over OTLP/HTTP to the collector's port httpPort until the
+// Prometheus endpoint at promPort serves a page that contains want, and returns that page.
+func pushUntilServed(t *testing.T, httpPort, promPort int, md pmetric.Metrics, want string) string {
+	t.Helper()
 	body, err := pmetricotlp.NewExportRequestFromMetrics(md).MarshalProto()
 	require.NoError(t, err)
-
 	var page string
 	require.Eventually(t, func() bool {
 		resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/v1/metrics", httpPort), "application/x-protobuf", bytes.NewReader(body))
@@ -146,10 +162,7 @@ func pushThroughRenderedConfig(t *testing.T) {
 		defer r.Body.Close()
 		b, err := io.ReadAll(r.Body)
 		page = string(b)
-		return err == nil && strings.Contains(page, "modelplane_frontend_request_duration_seconds_count{")
-	}, 30*time.Second, 200*time.Millisecond, "the pushed histogram, mapped, on the Prometheus endpoint")
-	assert.Contains(t, page, `gen_ai_operation_name="chat"`)
-	assert.Contains(t, page, `gen_ai_request_model="llama"`)
-	assert.Contains(t, page, `le="0.5"`)
-	assert.NotContains(t, page, "gen_ai_server_request_duration", "nothing leaves under the source name")
+		return err == nil && strings.Contains(page, want)
+	}, 30*time.Second, 200*time.Millisecond, "%s on the Prometheus endpoint", want)
+	return page
 }

@@ -1,0 +1,117 @@
+package helm
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// containerArgs are the collector container's arguments in the rendered DaemonSet.
+func containerArgs(t *testing.T, out map[string]string) []string {
+	t.Helper()
+	var ds appsv1.DaemonSet
+	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/daemonset.yaml"]), &ds))
+	return ds.Spec.Template.Spec.Containers[0].Args
+}
+
+// The `config` value: collector configuration the collector merges over the chart's, as a
+// second --config file.
+func TestConfigOverrides(t *testing.T) {
+	out, err := renderValues(t, "")
+	require.NoError(t, err)
+	assert.Empty(t, configMapFile(t, out, "overrides.yaml"), "nothing to merge, no file")
+	assert.Equal(t, []string{"--config=/etc/otelcol-modelplane/config/config.yaml"}, containerArgs(t, out))
+
+	out, err = renderValues(t, `config:
+  processors:
+    batch: {timeout: 2s}
+  exporters:
+    debug/extra: {verbosity: basic}
+  service:
+    pipelines:
+      metrics:
+        exporters: [debug/debug, debug/extra]
+`)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"--config=/etc/otelcol-modelplane/config/config.yaml", "--config=/etc/otelcol-modelplane/config/overrides.yaml"}, containerArgs(t, out))
+	var overrides map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(configMapFile(t, out, "overrides.yaml")), &overrides))
+	assert.Equal(t, "2s", dig(overrides, "processors", "batch", "timeout"))
+	assert.Equal(t, []any{"debug/debug", "debug/extra"}, dig(overrides, "service", "pipelines", "metrics", "exporters"))
+	validateCollectorConfig(t, out)
+
+	// A misspelt section fails the render; a misspelt key fails validate (and the collector's
+	// start), naming it; a merge that breaks a rule of the mapping processor says which.
+	_, err = renderValues(t, "config: {reciever: {otlp: {}}}\n")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "reciever")
+	if bin := os.Getenv("OTELCOL_MODELPLANE_BIN"); bin != "" {
+		out, err = renderValues(t, "config: {processors: {batch: {timout: 2s}}}\n")
+		require.NoError(t, err)
+		res, _, err := runValidate(t, bin, out, nil)
+		require.Error(t, err)
+		assert.Contains(t, res, "timout")
+		out, err = renderValues(t, "config: {processors: {modelplane_mapping: {drop_unmapped: false}}}\n")
+		require.NoError(t, err)
+		res, _, err = runValidate(t, bin, out, nil)
+		require.Error(t, err)
+		assert.Contains(t, res, "scrape_filter: needs drop_unmapped: true")
+	}
+
+	mergedInTheCollector(t)
+}
+
+// mergedInTheCollector runs the collector on the chart's OTLP receiver and mapping processor
+// with its debug sink, then the overrides file the chart renders from `config`: a Prometheus
+// exporter added, the pipeline's exporters replaced by it, and drop_unmapped (on by default)
+// and scrape_filter (on in the chart's config) turned off. A pushed metric no mapping reads
+// then reaches the endpoint beside the mapped one: the overrides were merged over the chart's
+// config, false winning over true.
+func mergedInTheCollector(t *testing.T) {
+	bin := os.Getenv("OTELCOL_MODELPLANE_BIN")
+	if bin == "" {
+		t.Log("OTELCOL_MODELPLANE_BIN not set: overrides not run in the collector (make test sets it)")
+		return
+	}
+	httpPort, grpcPort, promPort := freeLoopbackPort(t), freeLoopbackPort(t), freeLoopbackPort(t)
+	out, err := renderValues(t, fmt.Sprintf(`otlp: {enabled: true, grpcPort: %d, httpPort: %d}
+config:
+  exporters:
+    prometheus/local: {endpoint: "127.0.0.1:%d"}
+  processors:
+    modelplane_mapping: {drop_unmapped: false, scrape_filter: false}
+  service:
+    pipelines:
+      metrics:
+        exporters: [prometheus/local]
+`, grpcPort, httpPort, promPort))
+	require.NoError(t, err)
+	rendered := renderedConfig(t, out)
+	require.Equal(t, true, dig(rendered, "processors", "modelplane_mapping", "scrape_filter"))
+	overrides := filepath.Join(t.TempDir(), "overrides.yaml")
+	require.NoError(t, os.WriteFile(overrides, []byte(configMapFile(t, out, "overrides.yaml")), 0o644))
+	startRenderedCollector(t, bin, map[string]any{
+		"receivers":  map[string]any{"otlp": dig(rendered, "receivers", "otlp")},
+		"processors": map[string]any{"modelplane_mapping": dig(rendered, "processors", "modelplane_mapping")},
+		"exporters":  map[string]any{"debug/debug": dig(rendered, "exporters", "debug/debug")},
+		"service": map[string]any{
+			"telemetry": map[string]any{"metrics": map[string]any{"level": "none"}},
+			"pipelines": map[string]any{"metrics": map[string]any{
+				"receivers": []string{"otlp"}, "processors": []string{"modelplane_mapping"}, "exporters": []string{"debug/debug"},
+			}},
+		},
+	}, overrides)
+
+	md := gatewayHistogram()
+	m := md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().AppendEmpty()
+	m.SetName("team_queue_depth")
+	m.SetEmptyGauge().DataPoints().AppendEmpty().SetIntValue(7)
+	page := pushUntilServed(t, httpPort, promPort, md, "modelplane_frontend_request_duration_seconds_count{")
+	assert.Contains(t, page, "team_queue_depth{")
+}
