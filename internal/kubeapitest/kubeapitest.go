@@ -148,15 +148,22 @@ func start(t *testing.T, a *access) *Server {
 	// The server writes its self-signed certificate, with its CA, before it listens.
 	serving := filepath.Join(dir, "server", "certs", "apiserver.crt")
 	s.servingCA = serving
+	// Eventually polls in a goroutine of its own, where t.Fatal would not end the test: an exit
+	// ends the wait, and is reported here.
 	require.Eventually(t, func() bool {
 		select {
 		case <-exited:
-			t.Fatalf("the API server exited:\n%s", s.out.String())
+			return true
 		default:
 		}
 		_, err := os.Stat(serving)
 		return err == nil
 	}, 90*time.Second, 100*time.Millisecond, "no serving certificate")
+	select {
+	case <-exited:
+		t.Fatalf("the API server exited:\n%s", s.out.String())
+	default:
+	}
 	kc := map[string]any{
 		"apiVersion": "v1", "kind": "Config", "current-context": "test",
 		"clusters": []any{map[string]any{"name": "test", "cluster": map[string]any{
