@@ -98,23 +98,29 @@ func pushThroughRenderedConfig(t *testing.T) {
 	out, err := renderValues(t, fmt.Sprintf("otlp: {enabled: true, grpcPort: %d, httpPort: %d}\n", grpcPort, httpPort))
 	require.NoError(t, err)
 	rendered := renderedConfig(t, out)
-	startRenderedCollector(t, bin, map[string]any{
-		"receivers":  map[string]any{"otlp": dig(rendered, "receivers", "otlp")},
-		"processors": map[string]any{"modelplane_mapping": dig(rendered, "processors", "modelplane_mapping")},
-		"exporters":  map[string]any{"prometheus": map[string]any{"endpoint": fmt.Sprintf("127.0.0.1:%d", promPort)}},
-		"service": map[string]any{
-			"telemetry": map[string]any{"metrics": map[string]any{"level": "none"}},
-			"pipelines": map[string]any{"metrics": map[string]any{
-				"receivers": []string{"otlp"}, "processors": []string{"modelplane_mapping"}, "exporters": []string{"prometheus"},
-			}},
-		},
-	})
+	startRenderedCollector(t, bin, otlpPipeline(rendered, "prometheus", map[string]any{"endpoint": fmt.Sprintf("127.0.0.1:%d", promPort)}))
 
 	page := pushUntilServed(t, httpPort, promPort, gatewayHistogram(), "modelplane_frontend_request_duration_seconds_count{")
 	assert.Contains(t, page, `gen_ai_operation_name="chat"`)
 	assert.Contains(t, page, `gen_ai_request_model="llama"`)
 	assert.Contains(t, page, `le="0.5"`)
 	assert.NotContains(t, page, "gen_ai_server_request_duration", "nothing leaves under the source name")
+}
+
+// otlpPipeline is a collector config of the chart's rendered OTLP receiver and mapping
+// processor in one pipeline to the exporter named, the collector's own metrics off.
+func otlpPipeline(rendered map[string]any, exporter string, exporterConfig any) map[string]any {
+	return map[string]any{
+		"receivers":  map[string]any{"otlp": dig(rendered, "receivers", "otlp")},
+		"processors": map[string]any{"modelplane_mapping": dig(rendered, "processors", "modelplane_mapping")},
+		"exporters":  map[string]any{exporter: exporterConfig},
+		"service": map[string]any{
+			"telemetry": map[string]any{"metrics": map[string]any{"level": "none"}},
+			"pipelines": map[string]any{"metrics": map[string]any{
+				"receivers": []string{"otlp"}, "processors": []string{"modelplane_mapping"}, "exporters": []string{exporter},
+			}},
+		},
+	}
 }
 
 // gatewayHistogram is the AI gateway's request-duration histogram as it pushes it over OTLP,

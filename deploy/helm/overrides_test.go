@@ -96,17 +96,7 @@ config:
 	require.Equal(t, true, dig(rendered, "processors", "modelplane_mapping", "scrape_filter"))
 	overrides := filepath.Join(t.TempDir(), "overrides.yaml")
 	require.NoError(t, os.WriteFile(overrides, []byte(configMapFile(t, out, "overrides.yaml")), 0o644))
-	startRenderedCollector(t, bin, map[string]any{
-		"receivers":  map[string]any{"otlp": dig(rendered, "receivers", "otlp")},
-		"processors": map[string]any{"modelplane_mapping": dig(rendered, "processors", "modelplane_mapping")},
-		"exporters":  map[string]any{"debug/debug": dig(rendered, "exporters", "debug/debug")},
-		"service": map[string]any{
-			"telemetry": map[string]any{"metrics": map[string]any{"level": "none"}},
-			"pipelines": map[string]any{"metrics": map[string]any{
-				"receivers": []string{"otlp"}, "processors": []string{"modelplane_mapping"}, "exporters": []string{"debug/debug"},
-			}},
-		},
-	}, overrides)
+	startRenderedCollector(t, bin, otlpPipeline(rendered, "debug/debug", dig(rendered, "exporters", "debug/debug")), overrides)
 
 	md := gatewayHistogram()
 	m := md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().AppendEmpty()
