@@ -105,3 +105,35 @@ config:
 	page := pushUntilServed(t, httpPort, promPort, md, "modelplane_frontend_request_duration_seconds_count{")
 	assert.Contains(t, page, "team_queue_depth{")
 }
+
+// updateStrategy: one node at a time by default, a share of the fleet when set, and no
+// rollingUpdate beside OnDelete, which Kubernetes would refuse.
+func TestUpdateStrategy(t *testing.T) {
+	strategy := func(values string) (appsv1.DaemonSetUpdateStrategy, error) {
+		out, err := renderValues(t, values)
+		if err != nil {
+			return appsv1.DaemonSetUpdateStrategy{}, err
+		}
+		var ds appsv1.DaemonSet
+		require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/daemonset.yaml"]), &ds))
+		return ds.Spec.UpdateStrategy, nil
+	}
+	s, err := strategy("")
+	require.NoError(t, err)
+	assert.Equal(t, appsv1.RollingUpdateDaemonSetStrategyType, s.Type)
+	assert.Equal(t, "1", s.RollingUpdate.MaxUnavailable.String())
+
+	s, err = strategy("updateStrategy: {rollingUpdate: {maxUnavailable: 10%}}\n")
+	require.NoError(t, err)
+	assert.Equal(t, appsv1.RollingUpdateDaemonSetStrategyType, s.Type)
+	assert.Equal(t, "10%", s.RollingUpdate.MaxUnavailable.String())
+
+	s, err = strategy("updateStrategy: {type: OnDelete}\n")
+	require.NoError(t, err)
+	assert.Equal(t, appsv1.OnDeleteDaemonSetStrategyType, s.Type)
+	assert.Nil(t, s.RollingUpdate)
+
+	_, err = strategy("updateStrategy: {type: Recreate}\n")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "updateStrategy")
+}
