@@ -156,9 +156,8 @@ func decodeStrictly(t *testing.T, body string) {
 // with the rendered inline mappings as mapping files.
 func validateCollectorConfig(t *testing.T, out map[string]string) {
 	t.Helper()
-	bin := os.Getenv("OTELCOL_MODELPLANE_BIN")
+	bin := collectorBinaryFor(t, "collector config not validated")
 	if bin == "" {
-		t.Log("OTELCOL_MODELPLANE_BIN not set: collector config not validated (make test sets it)")
 		return
 	}
 	res, cfg, err := runValidate(t, bin, out, nil)
@@ -184,6 +183,17 @@ func collectorBinary(t *testing.T) string {
 	bin := os.Getenv("OTELCOL_MODELPLANE_BIN")
 	if bin == "" {
 		t.Skip("OTELCOL_MODELPLANE_BIN not set (make test sets it)")
+	}
+	return bin
+}
+
+// collectorBinaryFor is the collector `make test` builds, or "" after a line in the test's log
+// that says what is not run without it (the rest of the test runs).
+func collectorBinaryFor(t *testing.T, what string) string {
+	t.Helper()
+	bin := os.Getenv("OTELCOL_MODELPLANE_BIN")
+	if bin == "" {
+		t.Logf("OTELCOL_MODELPLANE_BIN not set: %s (make test sets it)", what)
 	}
 	return bin
 }
@@ -302,10 +312,7 @@ func TestTelemetryDestinationSinkTypes(t *testing.T) {
 // fails `validate` naming the sink and the key, where collector v0.161.0 alone would ignore
 // it (internal/unknownkeys).
 func TestSinkConfigTypoFailsValidation(t *testing.T) {
-	bin := os.Getenv("OTELCOL_MODELPLANE_BIN")
-	if bin == "" {
-		t.Skip("OTELCOL_MODELPLANE_BIN not set (make test sets it)")
-	}
+	bin := collectorBinary(t)
 	out, err := renderValues(t, `sinks:
 - name: vendor
   type: otlphttp
@@ -537,9 +544,8 @@ func TestSelfTelemetry(t *testing.T) {
 // reduced to the dcgm receiver, which runs without a GPU or cluster) and reads the collector's
 // own metrics where a PodMonitor would: the pod IP, here 127.0.0.1, on the chart's port.
 func serveSelfTelemetry(t *testing.T) {
-	bin := os.Getenv("OTELCOL_MODELPLANE_BIN")
+	bin := collectorBinaryFor(t, "self-telemetry not served")
 	if bin == "" {
-		t.Log("OTELCOL_MODELPLANE_BIN not set: self-telemetry not served (make test sets it)")
 		return
 	}
 	port := freeLoopbackPort(t)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -89,9 +88,8 @@ func TestOTLPPush(t *testing.T) {
 // pushes the AI gateway's request-duration histogram over OTLP/HTTP under its OpenTelemetry
 // name, and reads it back mapped.
 func pushThroughRenderedConfig(t *testing.T) {
-	bin := os.Getenv("OTELCOL_MODELPLANE_BIN")
+	bin := collectorBinaryFor(t, "OTLP push not run")
 	if bin == "" {
-		t.Log("OTELCOL_MODELPLANE_BIN not set: OTLP push not run (make test sets it)")
 		return
 	}
 	httpPort, grpcPort, promPort := freeLoopbackPort(t), freeLoopbackPort(t), freeLoopbackPort(t)

@@ -51,7 +51,7 @@ func TestConfigOverrides(t *testing.T) {
 	_, err = renderValues(t, "config: {reciever: {otlp: {}}}\n")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "reciever")
-	if bin := os.Getenv("OTELCOL_MODELPLANE_BIN"); bin != "" {
+	if bin := collectorBinaryFor(t, "misspelt overrides not validated"); bin != "" {
 		out, err = renderValues(t, "config: {processors: {batch: {timout: 2s}}}\n")
 		require.NoError(t, err)
 		res, _, err := runValidate(t, bin, out, nil)
@@ -74,9 +74,8 @@ func TestConfigOverrides(t *testing.T) {
 // then reaches the endpoint beside the mapped one: the overrides were merged over the chart's
 // config, false winning over true.
 func mergedInTheCollector(t *testing.T) {
-	bin := os.Getenv("OTELCOL_MODELPLANE_BIN")
+	bin := collectorBinaryFor(t, "overrides not run in the collector")
 	if bin == "" {
-		t.Log("OTELCOL_MODELPLANE_BIN not set: overrides not run in the collector (make test sets it)")
 		return
 	}
 	httpPort, grpcPort, promPort := freeLoopbackPort(t), freeLoopbackPort(t), freeLoopbackPort(t)
