@@ -44,7 +44,7 @@ func main() {
 	out := flag.String("out", "dist", "the folder to write the packages and SHA256SUMS to")
 	standalone := flag.String("standalone", "deploy/standalone", "the folder with the systemd unit, config.yaml and mappings/example.yaml")
 	license := flag.String("license", "LICENSE", "the license file")
-	maintainer := flag.String("maintainer", defaultMaintainer, "the Debian package's Maintainer field")
+	maintainer := flag.String("maintainer", defaultMaintainer, "the Debian package's Maintainer field and the RPM's Packager")
 	mtime := flag.Int64("mtime", sourceDateEpoch(), "the time of every entry, in Unix seconds (default $SOURCE_DATE_EPOCH, else 0)")
 	flag.Parse()
 	if len(bins) == 0 {
@@ -74,8 +74,8 @@ type sources struct{ unit, config, example, license string }
 // debianVersion is what dpkg accepts as an upstream version without a revision.
 var debianVersion = regexp.MustCompile(`^[0-9][A-Za-z0-9.+~]*$`)
 
-// build writes a .deb and a .tar.gz per binary and SHA256SUMS over them, and returns the
-// paths it wrote.
+// build writes a .deb, an .rpm and a .tar.gz per binary and SHA256SUMS over them, and
+// returns the paths it wrote.
 func build(bins []string, version, out, maintainer string, mtime time.Time, src sources) ([]string, error) {
 	if !debianVersion.MatchString(version) {
 		return nil, fmt.Errorf("-version %q: want a version that starts with a digit, such as 0.1.0", version)
