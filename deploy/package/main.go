@@ -27,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -87,21 +88,22 @@ func build(bins []string, version, out, maintainer string, mtime time.Time, src 
 	if err != nil {
 		return nil, err
 	}
-	archOf := map[string]string{}
-	seen := map[string]string{}
-	for _, bin := range bins {
+	// Every binary's architecture first, so that a second one of an architecture fails before
+	// anything is written.
+	archs := make([]string, len(bins))
+	for i, bin := range bins {
 		arch, err := elfarch.Arch(bin)
 		if err != nil {
 			return nil, err
 		}
-		if other, dup := seen[arch]; dup {
-			return nil, fmt.Errorf("-binary %s and %s are both %s: one binary per architecture", other, bin, arch)
+		if j := slices.Index(archs[:i], arch); j >= 0 {
+			return nil, fmt.Errorf("-binary %s and %s are both %s: one binary per architecture", bins[j], bin, arch)
 		}
-		seen[arch], archOf[bin] = bin, arch
+		archs[i] = arch
 	}
 	var written []string
-	for _, bin := range bins {
-		arch := archOf[bin]
+	for i, bin := range bins {
+		arch := archs[i]
 		glibc, err := elfarch.GLIBC(bin)
 		if err != nil {
 			return nil, err
