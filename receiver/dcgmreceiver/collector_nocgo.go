@@ -21,4 +21,6 @@ func (noGPU) collect(context.Context, time.Time) (pmetric.Metrics, int, error) {
 	return pmetric.NewMetrics(), 0, nil
 }
 
+func (noGPU) pause() {}
+
 func (noGPU) shutdown() error { return nil }

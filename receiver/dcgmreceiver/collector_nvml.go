@@ -543,15 +543,21 @@ func (c *nvmlCollector) collectMIG(g *gpu, owners map[deviceKey][]owner, out *em
 	}
 }
 
+// pause forgets the GPM samples, so that the first collection after a pause has no
+// profiling fields, as after start, rather than rates averaged over the whole pause.
+func (c *nvmlCollector) pause() {
+	for uuid, s := range c.gpm {
+		_ = s.Free()
+		delete(c.gpm, uuid)
+	}
+}
+
 func (c *nvmlCollector) shutdown() error {
 	if c.xid != nil {
 		c.xid.close()
 		c.xid = nil
 	}
-	for uuid, s := range c.gpm {
-		_ = s.Free()
-		delete(c.gpm, uuid)
-	}
+	c.pause()
 	err := c.pods.close()
 	if c.ready {
 		c.ready = false

@@ -3,7 +3,9 @@ package dcgmreceiver // import "github.com/modelplaneai/otelcol-modelplane/recei
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
+	"strconv"
 	"time"
 )
 
@@ -26,6 +28,11 @@ type Config struct {
 	PodResourcesSocket string `mapstructure:"pod_resources_socket"`
 	// Hostname is the Hostname label; default NODE_NAME, then the host name.
 	Hostname string `mapstructure:"hostname"`
+	// DeferToExporter is the host:port of a dcgm-exporter on this host that the collector
+	// also scrapes. While one answers there, the receiver reads no GPU and ends its series,
+	// so that each GPU is reported once, by the exporter; when it stops answering, the
+	// receiver reads the GPUs again. Empty: never defer.
+	DeferToExporter string `mapstructure:"defer_to_exporter"`
 }
 
 // MetricConfig switches one field.
@@ -58,6 +65,13 @@ func (c *Config) Validate() error {
 	}
 	if c.Profiling != ProfilingAuto && c.Profiling != ProfilingOff {
 		errs = append(errs, fmt.Errorf("profiling: %q is not one of auto, off", c.Profiling))
+	}
+	if c.DeferToExporter != "" {
+		if _, port, err := net.SplitHostPort(c.DeferToExporter); err != nil || port == "" {
+			errs = append(errs, fmt.Errorf("defer_to_exporter: %q is not host:port, such as 127.0.0.1:9400", c.DeferToExporter))
+		} else if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
+			errs = append(errs, fmt.Errorf("defer_to_exporter: %q: port %q is not a number from 1 to 65535", c.DeferToExporter, port))
+		}
 	}
 	for name := range c.Metrics {
 		if _, ok := fieldByName[name]; !ok {

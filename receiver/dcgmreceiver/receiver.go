@@ -19,6 +19,8 @@ import (
 // collector reads the GPUs of this host once per call, and says how many it read.
 type collector interface {
 	collect(ctx context.Context, now time.Time) (md pmetric.Metrics, gpus int, err error)
+	// pause says that collections stop for a while: rates between two collections start over.
+	pause()
 	shutdown() error
 }
 
@@ -37,6 +39,10 @@ type dcgmReceiver struct {
 
 	// series ends with a staleness marker each series a collection no longer holds.
 	series *seriesSet
+	// exporter, when defer_to_exporter is set, says whether a dcgm-exporter serves the GPUs;
+	// deferring is what the last collection found.
+	exporter  *exporterProbe
+	deferring bool
 
 	cancel context.CancelFunc
 	done   sync.WaitGroup
@@ -45,6 +51,9 @@ type dcgmReceiver struct {
 func (r *dcgmReceiver) Start(_ context.Context, _ component.Host) error {
 	r.col = newCollector(r.cfg, r.logger)
 	r.series = newSeriesSet()
+	if r.cfg.DeferToExporter != "" {
+		r.exporter = newExporterProbe(r.cfg.DeferToExporter, r.cfg.CollectionInterval)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.done.Add(1)
@@ -68,12 +77,21 @@ func (r *dcgmReceiver) run(ctx context.Context) {
 }
 
 func (r *dcgmReceiver) collectOnce(ctx context.Context, now time.Time) {
-	began := time.Now()
-	md, gpus, err := r.col.collect(ctx, now)
-	r.telemetry.ReceiverDcgmCollectionDuration.Record(ctx, time.Since(began).Seconds(), r.idOpts...)
-	r.telemetry.ReceiverDcgmGpus.Record(ctx, int64(gpus), r.idOpts...)
-	if err != nil {
-		r.logger.Warn("GPU collection failed", zap.Error(err))
+	var md pmetric.Metrics
+	if r.deferToExporter(ctx) {
+		// No GPU read: the series of the last collection end here, as the exporter's begin.
+		md = pmetric.NewMetrics()
+		r.telemetry.ReceiverDcgmGpus.Record(ctx, 0, r.idOpts...)
+	} else {
+		began := time.Now()
+		var gpus int
+		var err error
+		md, gpus, err = r.col.collect(ctx, now)
+		r.telemetry.ReceiverDcgmCollectionDuration.Record(ctx, time.Since(began).Seconds(), r.idOpts...)
+		r.telemetry.ReceiverDcgmGpus.Record(ctx, int64(gpus), r.idOpts...)
+		if err != nil {
+			r.logger.Warn("GPU collection failed", zap.Error(err))
+		}
 	}
 	r.series.endMissing(md, pcommon.NewTimestampFromTime(now))
 	// Counted before the pipeline takes the batch: processors may move or drop its points.
@@ -82,12 +100,37 @@ func (r *dcgmReceiver) collectOnce(ctx context.Context, now time.Time) {
 		return
 	}
 	opCtx := r.obsrecv.StartMetricsOp(ctx)
-	err = r.next.ConsumeMetrics(opCtx, md)
+	err := r.next.ConsumeMetrics(opCtx, md)
 	r.obsrecv.EndMetricsOp(opCtx, "nvml", points, err)
 	if err != nil {
 		// Counted as refused points above; the next collection reads the GPUs afresh.
 		r.logger.Debug("Next consumer refused GPU metrics", zap.Error(err))
 	}
+}
+
+// deferToExporter reports whether a dcgm-exporter at defer_to_exporter answers, so that this
+// collection reads no GPU, and says so when that changes.
+func (r *dcgmReceiver) deferToExporter(ctx context.Context) bool {
+	if r.exporter == nil {
+		return false
+	}
+	answers, why := r.exporter.answers(ctx)
+	switch {
+	case answers && !r.deferring:
+		r.col.pause()
+		r.logger.Info("A dcgm-exporter serves this host's GPUs: the dcgm receiver reads none while it answers, so that each GPU is reported once",
+			zap.String("defer_to_exporter", r.cfg.DeferToExporter))
+	case !answers && r.deferring:
+		r.logger.Info("The dcgm-exporter no longer answers: the dcgm receiver reads the GPUs again",
+			zap.String("defer_to_exporter", r.cfg.DeferToExporter), zap.String("reason", why))
+	}
+	r.deferring = answers
+	deferred := int64(0)
+	if answers {
+		deferred = 1
+	}
+	r.telemetry.ReceiverDcgmDeferred.Record(ctx, deferred, r.idOpts...)
+	return answers
 }
 
 func (r *dcgmReceiver) Shutdown(context.Context) error {

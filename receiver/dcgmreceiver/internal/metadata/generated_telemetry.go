@@ -27,6 +27,7 @@ type TelemetryBuilder struct {
 	mu                             sync.Mutex
 	registrations                  []metric.Registration
 	ReceiverDcgmCollectionDuration metric.Float64Histogram
+	ReceiverDcgmDeferred           metric.Int64Gauge
 	ReceiverDcgmGpus               metric.Int64Gauge
 }
 
@@ -66,9 +67,15 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithExplicitBucketBoundaries([]float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}...),
 	)
 	errs = errors.Join(errs, err)
+	builder.ReceiverDcgmDeferred, err = builder.meter.Int64Gauge(
+		"otelcol_receiver_dcgm_deferred",
+		metric.WithDescription("1 while a dcgm-exporter answers at defer_to_exporter and the receiver leaves the GPUs to it, reading none; else 0. [Development]"),
+		metric.WithUnit("1"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ReceiverDcgmGpus, err = builder.meter.Int64Gauge(
 		"otelcol_receiver_dcgm_gpus",
-		metric.WithDescription("GPUs read in the last collection; 0 while NVML is unavailable on the host. [Development]"),
+		metric.WithDescription("GPUs read in the last collection; 0 while NVML is unavailable on the host or the receiver defers to a dcgm-exporter. [Development]"),
 		metric.WithUnit("{gpu}"),
 	)
 	errs = errors.Join(errs, err)

@@ -36,10 +36,24 @@ func AssertEqualReceiverDcgmCollectionDuration(t *testing.T, tt *componenttest.T
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualReceiverDcgmDeferred(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_receiver_dcgm_deferred",
+		Description: "1 while a dcgm-exporter answers at defer_to_exporter and the receiver leaves the GPUs to it, reading none; else 0. [Development]",
+		Unit:        "1",
+		Data: metricdata.Gauge[int64]{
+			DataPoints: dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_receiver_dcgm_deferred")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualReceiverDcgmGpus(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_receiver_dcgm_gpus",
-		Description: "GPUs read in the last collection; 0 while NVML is unavailable on the host. [Development]",
+		Description: "GPUs read in the last collection; 0 while NVML is unavailable on the host or the receiver defers to a dcgm-exporter. [Development]",
 		Unit:        "{gpu}",
 		Data: metricdata.Gauge[int64]{
 			DataPoints: dps,

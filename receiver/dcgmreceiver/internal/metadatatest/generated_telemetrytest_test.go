@@ -20,9 +20,13 @@ func TestSetupTelemetry(t *testing.T) {
 	require.NoError(t, err)
 	defer tb.Shutdown()
 	tb.ReceiverDcgmCollectionDuration.Record(context.Background(), 1)
+	tb.ReceiverDcgmDeferred.Record(context.Background(), 1)
 	tb.ReceiverDcgmGpus.Record(context.Background(), 1)
 	AssertEqualReceiverDcgmCollectionDuration(t, testTel,
 		[]metricdata.HistogramDataPoint[float64]{{}}, metricdatatest.IgnoreValue(),
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverDcgmDeferred(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverDcgmGpus(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
