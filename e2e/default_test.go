@@ -69,10 +69,22 @@ func checkEmbeddedDefault(t *testing.T, command string, args ...string) {
 	for n := range names {
 		assert.True(t, strings.HasPrefix(n, "modelplane_"), "not modelplane_*: %s", n)
 	}
-	assert.Contains(t, p.out.String(), "NVML is not available", "one clear line where there is no GPU")
-	assert.Equal(t, 1, strings.Count(p.out.String(), "NVML is not available"))
+	// The dcgm-exporter answers, so the GPU receiver leaves the GPUs to it and never looks for
+	// NVML: each GPU is reported once.
+	deferring := "A dcgm-exporter serves this host's GPUs"
+	assert.Equal(t, 1, strings.Count(p.out.String(), deferring), "said once")
+	assert.NotContains(t, p.out.String(), "NVML is not available")
 	// vLLM and SGLang feed the same targets, and tokens in and out share one: each target has
 	// one description, so the Prometheus exporter logs no conflict on every scrape.
 	assert.NotContains(t, p.out.String(), "Instrument description conflict")
 	assert.Contains(t, p.out.String(), "Scrape filter on", "the embedded default filters at scrape time")
+
+	// Once the exporter stops, the receiver reads the GPUs itself; with no GPU here it says so
+	// in one clear line.
+	require.NoError(t, d.dcgm.e.Stop())
+	eventually(t, "the GPU receiver looking for NVML once the exporter stopped", func() bool {
+		return strings.Contains(p.out.String(), "NVML is not available")
+	})
+	assert.Equal(t, 1, strings.Count(p.out.String(), "The dcgm-exporter no longer answers"))
+	assert.Equal(t, 1, strings.Count(p.out.String(), "NVML is not available"))
 }

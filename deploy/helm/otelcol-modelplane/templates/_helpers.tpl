@@ -56,6 +56,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
     {{- with .extra }}
 {{ toYaml . | indent 4 }}
     {{- end }}
+  {{- with .metricRelabel }}
+  metric_relabel_configs:
+{{ toYaml . | indent 4 }}
+  {{- end }}
 {{- end -}}
 
 {{/* A sink's exporter type. Modelplane's TelemetryDestination spells the OTLP exporters

@@ -1,0 +1,151 @@
+package helm
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/relabel"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	yamlv2 "go.yaml.in/yaml/v2"
+)
+
+// scrapeJob is one rendered scrape job's relabelling, as Prometheus reads it.
+type scrapeJob struct {
+	Name          string            `yaml:"job_name"`
+	Relabel       []*relabel.Config `yaml:"relabel_configs"`
+	MetricRelabel []*relabel.Config `yaml:"metric_relabel_configs"`
+}
+
+// scrapeJobs reads the scrape jobs of a rendered collector config with Prometheus' own
+// relabelling types, by job name.
+func scrapeJobs(t *testing.T, out map[string]string) map[string]scrapeJob {
+	t.Helper()
+	// The collector's config expands $$ to $ before Prometheus reads it.
+	cfg := strings.ReplaceAll(collectorConfigOf(t, out), "$$", "$")
+	var doc struct {
+		Receivers struct {
+			Prometheus struct {
+				Config struct {
+					ScrapeConfigs []scrapeJob `yaml:"scrape_configs"`
+				} `yaml:"config"`
+			} `yaml:"prometheus"`
+		} `yaml:"receivers"`
+	}
+	require.NoError(t, yamlv2.Unmarshal([]byte(cfg), &doc))
+	jobs := map[string]scrapeJob{}
+	for _, j := range doc.Receivers.Prometheus.Config.ScrapeConfigs {
+		for _, c := range append(append([]*relabel.Config(nil), j.Relabel...), j.MetricRelabel...) {
+			require.NoError(t, c.Validate(model.UTF8Validation), j.Name)
+		}
+		jobs[j.Name] = j
+	}
+	return jobs
+}
+
+// scrapes reports whether a job scrapes a pod that Kubernetes discovery describes by meta.
+func (j scrapeJob) scrapes(meta ...string) bool {
+	lb := labels.NewBuilder(labels.FromStrings(append([]string{"__meta_kubernetes_pod_phase", "Running"}, meta...)...))
+	return relabel.ProcessBuilder(lb, j.Relabel...)
+}
+
+// keeps is the names, of those given, whose series the job keeps after scraping.
+func (j scrapeJob) keeps(names []string) []string {
+	var kept []string
+	for _, n := range names {
+		if relabel.ProcessBuilder(labels.NewBuilder(labels.FromStrings("__name__", n)), j.MetricRelabel...) {
+			kept = append(kept, n)
+		}
+	}
+	return kept
+}
+
+// pageNames is the metric names of a recorded exposition's samples.
+func pageNames(t *testing.T, file string) []string {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "exposition", file))
+	require.NoError(t, err)
+	defer f.Close()
+	seen := map[string]bool{}
+	var names []string
+	for s := bufio.NewScanner(f); s.Scan(); {
+		line := s.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		n := line[:strings.IndexAny(line, "{ ")]
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// Discovered pods, as Kubernetes discovery labels them: annotated for scraping and one of a
+// dcgm-exporter, an endpoint picker, or something else.
+var (
+	annotatedDCGMExporter = []string{"__address__", "10.0.0.4:9400", "__meta_kubernetes_pod_annotation_prometheus_io_scrape", "true",
+		"__meta_kubernetes_pod_annotation_prometheus_io_port", "9400", "__meta_kubernetes_pod_container_port_number", "9400",
+		"__meta_kubernetes_pod_label_app", "nvidia-dcgm-exporter"}
+	annotatedPicker = []string{"__address__", "10.0.0.5:9090", "__meta_kubernetes_pod_annotation_prometheus_io_scrape", "true",
+		"__meta_kubernetes_pod_container_port_number", "9090", "__meta_kubernetes_pod_label_modelplane_ai_component", "endpoint-picker"}
+	annotatedOther = []string{"__address__", "10.0.0.6:8080", "__meta_kubernetes_pod_annotation_prometheus_io_scrape", "true",
+		"__meta_kubernetes_pod_container_port_number", "8080", "__meta_kubernetes_pod_label_app", "kv-cache-indexer"}
+)
+
+// Each GPU and each target is reported once. The dcgm receiver and a dcgm-exporter job would
+// report every GPU twice, so the chart refuses both; the annotated job leaves the pods a
+// dedicated job scrapes to that job, and with a GPU source chosen it drops the GPU fields an
+// annotated pod (a dcgm-exporter someone annotated for Prometheus) would add again.
+func TestOneSourcePerGPUAndTarget(t *testing.T) {
+	_, err := renderValues(t, "scrape: {dcgmExporter: {enabled: true}}\n")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "dcgm.enabled: true and scrape.dcgmExporter.enabled: true would both report this node's GPUs")
+
+	dcgmPage := pageNames(t, "dcgm-exporter.prom")
+	pickerPage := pageNames(t, "epp.prom")
+	require.NotEmpty(t, dcgmPage)
+
+	// Defaults: the dcgm receiver reads the GPUs.
+	out, err := renderValues(t, "")
+	require.NoError(t, err)
+	jobs := scrapeJobs(t, out)
+	annotated := jobs["annotated"]
+	assert.True(t, jobs["endpoint-picker"].scrapes(annotatedPicker...))
+	assert.False(t, annotated.scrapes(annotatedPicker...), "the picker job scrapes the picker")
+	assert.True(t, annotated.scrapes(annotatedOther...))
+	assert.True(t, annotated.scrapes(annotatedDCGMExporter...), "no dcgm-exporter job: the annotated job scrapes the pod")
+	assert.Empty(t, annotated.keeps(dcgmPage), "but not its GPU fields: the receiver reads the GPUs")
+	assert.Equal(t, pickerPage, annotated.keeps(pickerPage), "only GPU fields are dropped")
+	validateCollectorConfig(t, out)
+
+	// dcgm-exporter instead of the receiver: its job scrapes the exporter, the annotated one
+	// neither the pod nor GPU fields from elsewhere.
+	out, err = renderValues(t, "dcgm: {enabled: false}\nscrape: {dcgmExporter: {enabled: true}}\n")
+	require.NoError(t, err)
+	jobs = scrapeJobs(t, out)
+	assert.True(t, jobs["dcgm-exporter"].scrapes(annotatedDCGMExporter...))
+	assert.Equal(t, dcgmPage, jobs["dcgm-exporter"].keeps(dcgmPage))
+	assert.False(t, jobs["annotated"].scrapes(annotatedDCGMExporter...))
+	assert.Empty(t, jobs["annotated"].keeps(dcgmPage))
+	validateCollectorConfig(t, out)
+
+	// Neither: an annotated dcgm-exporter is the node's only GPU source, and is kept whole.
+	out, err = renderValues(t, "dcgm: {enabled: false}\n")
+	require.NoError(t, err)
+	jobs = scrapeJobs(t, out)
+	assert.True(t, jobs["annotated"].scrapes(annotatedDCGMExporter...))
+	assert.Equal(t, dcgmPage, jobs["annotated"].keeps(dcgmPage))
+
+	// A dedicated job whose selector is not label=value cannot be mirrored by a relabel rule:
+	// the annotated job then scrapes its pods too, as the values file says.
+	out, err = renderValues(t, "scrape: {endpointPicker: {podLabel: 'modelplane.ai/component in (endpoint-picker)'}}\n")
+	require.NoError(t, err)
+	assert.True(t, scrapeJobs(t, out)["annotated"].scrapes(annotatedPicker...))
+}
