@@ -388,9 +388,7 @@ func renderProduction(t *testing.T) (map[string]string, appsv1.DaemonSet) {
 	require.NoError(t, err)
 	out, err := render(t, values)
 	require.NoError(t, err)
-	var ds appsv1.DaemonSet
-	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/daemonset.yaml"]), &ds))
-	return out, ds
+	return out, daemonSetOf(t, out)
 }
 
 // The rendered DaemonSet: GOMEMLIMIT from the memory limit, probes on health_check, the

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
-	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -42,8 +41,7 @@ func dig(v any, keys ...string) any {
 func TestOTLPPush(t *testing.T) {
 	out, err := renderValues(t, "otlp: {enabled: true}\n")
 	require.NoError(t, err)
-	var ds appsv1.DaemonSet
-	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/daemonset.yaml"]), &ds))
+	ds := daemonSetOf(t, out)
 	c := ds.Spec.Template.Spec.Containers[0]
 	hostPorts := map[string][2]int32{}
 	for _, p := range c.Ports {

@@ -12,12 +12,18 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// containerArgs are the collector container's arguments in the rendered DaemonSet.
-func containerArgs(t *testing.T, out map[string]string) []string {
+// daemonSetOf is the rendered DaemonSet.
+func daemonSetOf(t *testing.T, out map[string]string) appsv1.DaemonSet {
 	t.Helper()
 	var ds appsv1.DaemonSet
 	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/daemonset.yaml"]), &ds))
-	return ds.Spec.Template.Spec.Containers[0].Args
+	return ds
+}
+
+// containerArgs are the collector container's arguments in the rendered DaemonSet.
+func containerArgs(t *testing.T, out map[string]string) []string {
+	t.Helper()
+	return daemonSetOf(t, out).Spec.Template.Spec.Containers[0].Args
 }
 
 // The `config` value: collector configuration the collector merges over the chart's, as a
@@ -113,9 +119,7 @@ func TestUpdateStrategy(t *testing.T) {
 		if err != nil {
 			return appsv1.DaemonSetUpdateStrategy{}, err
 		}
-		var ds appsv1.DaemonSet
-		require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/daemonset.yaml"]), &ds))
-		return ds.Spec.UpdateStrategy, nil
+		return daemonSetOf(t, out).Spec.UpdateStrategy, nil
 	}
 	s, err := strategy("")
 	require.NoError(t, err)
@@ -135,4 +139,67 @@ func TestUpdateStrategy(t *testing.T) {
 	_, err = strategy("updateStrategy: {type: Recreate}\n")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "updateStrategy")
+}
+
+// dcgm.nvml.from: hostPath, for nodes whose GPUs reach only pods that request them (GKE):
+// the node's driver folder mounted read-only, NVML loaded from it, the container privileged
+// for the device files, and no runtimeClassName.
+func TestNVMLFromTheNodesDriverFolder(t *testing.T) {
+	out, err := renderValues(t, "dcgm: {nvml: {from: hostPath, hostPath: /opt/nvidia}}\n")
+	require.NoError(t, err)
+	pod := daemonSetOf(t, out).Spec.Template.Spec
+	assert.Nil(t, pod.RuntimeClassName, "no nvidia RuntimeClass on such nodes")
+	c := pod.Containers[0]
+	require.NotNil(t, c.SecurityContext.Privileged)
+	assert.True(t, *c.SecurityContext.Privileged)
+	assert.Nil(t, c.SecurityContext.AllowPrivilegeEscalation, "Kubernetes refuses false beside privileged")
+	assert.True(t, *c.SecurityContext.ReadOnlyRootFilesystem)
+	for _, e := range c.Env {
+		assert.NotEqual(t, "NVIDIA_VISIBLE_DEVICES", e.Name, "no runtime reads it")
+	}
+	var mounted bool
+	for _, m := range c.VolumeMounts {
+		if m.Name == "nvidia-driver" {
+			mounted = true
+			assert.Equal(t, "/usr/local/nvidia", m.MountPath)
+			assert.True(t, m.ReadOnly)
+		}
+	}
+	assert.True(t, mounted)
+	var driver bool
+	for _, v := range pod.Volumes {
+		if v.Name == "nvidia-driver" {
+			driver = true
+			require.NotNil(t, v.HostPath)
+			assert.Equal(t, "/opt/nvidia", v.HostPath.Path)
+		}
+	}
+	assert.True(t, driver)
+	var cfg map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(collectorConfigOf(t, out)), &cfg))
+	assert.Equal(t, "/usr/local/nvidia/lib64/libnvidia-ml.so.1", dig(cfg, "receivers", "dcgm", "library_path"))
+	validateCollectorConfig(t, out)
+
+	// Without the receiver, nothing of it: the container stays unprivileged.
+	out, err = renderValues(t, "dcgm: {enabled: false, nvml: {from: hostPath}}\n")
+	require.NoError(t, err)
+	assert.False(t, *daemonSetOf(t, out).Spec.Template.Spec.Containers[0].SecurityContext.Privileged)
+	assert.NotContains(t, out[chartDir+"/templates/daemonset.yaml"], "nvidia-driver")
+
+	// The default is the NVIDIA runtime, unprivileged.
+	out, err = renderValues(t, "")
+	require.NoError(t, err)
+	ds := daemonSetOf(t, out)
+	assert.Equal(t, "nvidia", *ds.Spec.Template.Spec.RuntimeClassName)
+	assert.False(t, *ds.Spec.Template.Spec.Containers[0].SecurityContext.Privileged)
+	assert.False(t, *ds.Spec.Template.Spec.Containers[0].SecurityContext.AllowPrivilegeEscalation)
+
+	for values, want := range map[string]string{
+		"dcgm: {nvml: {from: host}}\n":                           "from",
+		"dcgm: {nvml: {from: hostPath, hostPath: opt/nvidia}}\n": "hostPath",
+	} {
+		_, err := renderValues(t, values)
+		require.Error(t, err, values)
+		assert.Contains(t, err.Error(), want, values)
+	}
 }

@@ -97,3 +97,8 @@ works as written and the collector logs no deprecation. */}}
 {{- end -}}
 {{ toYaml $cfg }}
 {{- end -}}
+
+{{/* Whether NVML comes from a driver folder of the node rather than the NVIDIA runtime. */}}
+{{- define "omp.nvmlFromHost" -}}
+{{- if and .Values.dcgm.enabled (eq .Values.dcgm.nvml.from "hostPath") }}true{{ end -}}
+{{- end -}}
