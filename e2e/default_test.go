@@ -88,3 +88,19 @@ func checkEmbeddedDefault(t *testing.T, command string, args ...string) {
 	assert.Equal(t, 1, strings.Count(p.out.String(), "The dcgm-exporter no longer answers"))
 	assert.Equal(t, 1, strings.Count(p.out.String(), "NVML is not available"))
 }
+
+// The collector `make build` wrote names the commit it was built from, so a fleet can tell
+// which build each node runs.
+func TestVersionNamesTheCommit(t *testing.T) {
+	if os.Getenv("OTELCOL_MODELPLANE_BIN") == "" {
+		t.Skip("OTELCOL_MODELPLANE_BIN not set: the commit is passed by `make build`, which `make test` runs")
+	}
+	head, err := exec.Command("git", "-C", repoRoot(), "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		t.Skipf("no git checkout to compare with: %v", err)
+	}
+	out, err := exec.Command(collectorBin, "--version").CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "otelcol-modelplane version 0.1.0 (commit "+strings.TrimSpace(string(head)))
+	assert.Contains(t, string(out), "OpenTelemetry Collector v0.161.0)")
+}

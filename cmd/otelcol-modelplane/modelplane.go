@@ -62,17 +62,46 @@ func prepareArgs(args []string) []string {
 	return append(args, "--config="+defaultconfig.URI)
 }
 
-// versionLine names our version and the collector release it is built on.
+// versionLine names our version, the commit it was built from (when the build recorded one)
+// and the collector release it is built on.
 func versionLine() string {
-	collector := "unknown"
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	bi, _ := debug.ReadBuildInfo()
+	return formatVersion(bi)
+}
+
+// commit and localChanges are set by `make build` (-ldflags -X); a build without them names
+// the commit Go's VCS stamping recorded, if any.
+var commit, localChanges string
+
+func formatVersion(bi *debug.BuildInfo) string {
+	collector, rev, modified := "unknown", commit, localChanges == "true"
+	if bi != nil {
 		for _, d := range bi.Deps {
 			if d.Path == "go.opentelemetry.io/collector/otelcol" {
 				collector = d.Version
 			}
 		}
+		if rev == "" { // not built by make: what Go's VCS stamping recorded, if anything
+			for _, s := range bi.Settings {
+				switch s.Key {
+				case "vcs.revision":
+					rev = s.Value[:min(12, len(s.Value))]
+				case "vcs.modified":
+					modified = s.Value == "true"
+				}
+			}
+		}
 	}
-	return fmt.Sprintf("otelcol-modelplane version %s (OpenTelemetry Collector %s)", version, collector)
+	built := ""
+	if rev != "" {
+		// A fleet runs what a release built; a tree with uncommitted changes says so.
+		built = "commit " + rev
+		if modified {
+			built += " with local changes"
+		}
+		built += ", "
+	}
+	return fmt.Sprintf("otelcol-modelplane version %s (%sOpenTelemetry Collector %s)", version, built, collector)
 }
 
 // version is dist.version of builder-config.yaml; a test keeps the two equal.

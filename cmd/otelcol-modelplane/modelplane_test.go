@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"testing"
@@ -70,6 +71,29 @@ func TestVersionMatchesBuilderConfig(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal(raw, &bc))
 	assert.Equal(t, bc.Dist.Version, version)
 	assert.Contains(t, versionLine(), "otelcol-modelplane version "+version)
+}
+
+// --version names the commit a build recorded (go build -buildvcs, as `make build` asks for),
+// and says when the tree had changes not committed.
+func TestVersionNamesTheCommit(t *testing.T) {
+	otelcol := debug.Module{Path: "go.opentelemetry.io/collector/otelcol", Version: "v0.161.0"}
+	bi := &debug.BuildInfo{Deps: []*debug.Module{&otelcol}, Settings: []debug.BuildSetting{
+		{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "b9261f4c0ffee0123456789abcdef0123456789a"}, {Key: "vcs.modified", Value: "false"},
+	}}
+	assert.Equal(t, "otelcol-modelplane version "+version+" (commit b9261f4c0ffe, OpenTelemetry Collector v0.161.0)", formatVersion(bi))
+	bi.Settings[2].Value = "true"
+	assert.Equal(t, "otelcol-modelplane version "+version+" (commit b9261f4c0ffe with local changes, OpenTelemetry Collector v0.161.0)", formatVersion(bi))
+	bi.Settings = nil // built without VCS information: -buildvcs=false, or outside a checkout
+	assert.Equal(t, "otelcol-modelplane version "+version+" (OpenTelemetry Collector v0.161.0)", formatVersion(bi))
+	assert.Equal(t, "otelcol-modelplane version "+version+" (OpenTelemetry Collector unknown)", formatVersion(nil))
+
+	// `make build` passes them with -X, which wins over Go's stamping.
+	commit, localChanges = "0123456789ab", ""
+	t.Cleanup(func() { commit, localChanges = "", "" })
+	bi.Settings = []debug.BuildSetting{{Key: "vcs.revision", Value: "ffffffffffffffff"}, {Key: "vcs.modified", Value: "true"}}
+	assert.Equal(t, "otelcol-modelplane version "+version+" (commit 0123456789ab, OpenTelemetry Collector v0.161.0)", formatVersion(bi))
+	localChanges = "true"
+	assert.Equal(t, "otelcol-modelplane version "+version+" (commit 0123456789ab with local changes, OpenTelemetry Collector v0.161.0)", formatVersion(bi))
 }
 
 func TestPrepareArgs(t *testing.T) {
