@@ -203,3 +203,26 @@ func TestNVMLFromTheNodesDriverFolder(t *testing.T) {
 		assert.Contains(t, err.Error(), want, values)
 	}
 }
+
+// The notes after an install name the DaemonSet to check, say how to see what it reads,
+// and warn when no sink is set (metrics then reach no backend).
+func TestInstallNotes(t *testing.T) {
+	notes := func(values string) string {
+		out, err := renderValues(t, values)
+		require.NoError(t, err)
+		return out[chartDir+"/templates/NOTES.txt"]
+	}
+	n := notes("")
+	assert.Contains(t, n, "kubectl -n modelplane-system get daemonset omp-otelcol-modelplane")
+	assert.Contains(t, n, "kubectl -n modelplane-system logs daemonset/omp-otelcol-modelplane")
+	assert.Contains(t, n, "pods/http:$(kubectl -n modelplane-system get pod -l app.kubernetes.io/instance=omp")
+	assert.Contains(t, n, ":8888/proxy/metrics")
+	assert.Contains(t, n, "nvidia.com/gpu.present is set by GPU feature discovery")
+	assert.Contains(t, n, "No sinks are set")
+
+	n = notes("sinks: [{name: mimir, type: prometheus_remote_write, endpoint: https://mimir.example.com/api/v1/push}]\nselfTelemetry: {enabled: false}\nnodeSelector: {nvidia.com/gpu.present: null, pool: gpu}\n")
+	assert.NotContains(t, n, "No sinks are set")
+	assert.NotContains(t, n, "proxy/metrics")
+	assert.NotContains(t, n, "GPU feature discovery")
+	assert.Contains(t, n, "get daemonset omp-otelcol-modelplane")
+}
