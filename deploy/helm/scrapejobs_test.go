@@ -48,10 +48,18 @@ func scrapeJobs(t *testing.T, out map[string]string) map[string]scrapeJob {
 	return jobs
 }
 
-// scrapes reports whether a job scrapes a pod that Kubernetes discovery describes by meta.
-func (j scrapeJob) scrapes(meta ...string) bool {
+// target is what a job makes of a target that Kubernetes discovery describes by meta, and
+// whether it scrapes it.
+func (j scrapeJob) target(meta ...string) (labels.Labels, bool) {
 	lb := labels.NewBuilder(labels.FromStrings(append([]string{"__meta_kubernetes_pod_phase", "Running"}, meta...)...))
-	return relabel.ProcessBuilder(lb, j.Relabel...)
+	keep := relabel.ProcessBuilder(lb, j.Relabel...)
+	return lb.Labels(), keep
+}
+
+// scrapes reports whether a job scrapes a target that Kubernetes discovery describes by meta.
+func (j scrapeJob) scrapes(meta ...string) bool {
+	_, keep := j.target(meta...)
+	return keep
 }
 
 // keeps is the names, of those given, whose series the job keeps after scraping.
@@ -148,4 +156,47 @@ func TestOneSourcePerGPUAndTarget(t *testing.T) {
 	out, err = renderValues(t, "scrape: {endpointPicker: {podLabel: 'modelplane.ai/component in (endpoint-picker)'}}\n")
 	require.NoError(t, err)
 	assert.True(t, scrapeJobs(t, out)["annotated"].scrapes(annotatedPicker...))
+}
+
+// An engine pod is scraped on its container port named "metrics", or on the port its
+// modelplane.ai/metrics-port annotation names: vLLM serves /metrics on its API port, which
+// pods often name "http". Discovery gives one target per container port; with the
+// annotation, every one of them points at the annotated port with the same labels, and
+// Prometheus keeps one of identical targets.
+func TestEnginePort(t *testing.T) {
+	out, err := renderValues(t, "")
+	require.NoError(t, err)
+	engines := scrapeJobs(t, out)["engines"]
+	pod := func(port, name string, more ...string) []string {
+		return append([]string{"__address__", "10.0.0.7:" + port, "__meta_kubernetes_pod_container_port_number", port,
+			"__meta_kubernetes_pod_container_port_name", name, "__meta_kubernetes_pod_label_modelplane_ai_engine", "vllm",
+			"__meta_kubernetes_namespace", "inference", "__meta_kubernetes_pod_name", "llama-0"}, more...)
+	}
+	address := func(meta []string) string {
+		l, keep := engines.target(meta...)
+		if !keep {
+			return "not scraped"
+		}
+		return l.Get("__address__")
+	}
+	assert.Equal(t, "10.0.0.7:8000", address(pod("8000", "metrics")))
+	assert.Equal(t, "not scraped", address(pod("8000", "http")), "no metrics port, no annotation")
+	annotated := []string{"__meta_kubernetes_pod_annotation_modelplane_ai_metrics_port", "8000"}
+	assert.Equal(t, "10.0.0.7:8000", address(pod("8000", "http", annotated...)))
+	assert.Equal(t, "10.0.0.7:8000", address(pod("5557", "zmq", annotated...)), "another port of the annotated pod")
+	http, _ := engines.target(pod("8000", "http", annotated...)...)
+	zmq, _ := engines.target(pod("5557", "zmq", annotated...)...)
+	strip := func(l labels.Labels) labels.Labels {
+		b := labels.NewBuilder(l)
+		l.Range(func(lbl labels.Label) {
+			if strings.HasPrefix(lbl.Name, "__meta_") || strings.HasPrefix(lbl.Name, "__tmp_") {
+				b.Del(lbl.Name)
+			}
+		})
+		return b.Labels()
+	}
+	assert.Equal(t, strip(http), strip(zmq), "identical targets once discovery's labels go: Prometheus scrapes the pod once")
+	assert.Equal(t, "llama-0", strip(http).Get("replica"))
+	assert.Equal(t, "not scraped", address(pod("8000", "http", "__meta_kubernetes_pod_annotation_modelplane_ai_metrics_port", "http")),
+		"an annotation that is no port number")
 }
