@@ -163,24 +163,3 @@ func TestDoesNotDeferToAnotherPage(t *testing.T) {
 	assertDeferred(t, tel, 0, 2)
 	assert.Zero(t, logs.FilterMessageSnippet("dcgm-exporter").Len())
 }
-
-// defer_to_exporter must be an address the probe can dial; the error names the field and
-// the value.
-func TestDeferToExporterMustBeHostPort(t *testing.T) {
-	for value, want := range map[string]string{
-		"127.0.0.1":                 `defer_to_exporter: "127.0.0.1" is not host:port, such as 127.0.0.1:9400`,
-		"http://127.0.0.1:9400":     `defer_to_exporter: "http://127.0.0.1:9400" is not host:port, such as 127.0.0.1:9400`,
-		"127.0.0.1:metrics":         `defer_to_exporter: "127.0.0.1:metrics": port "metrics" is not a number from 1 to 65535`,
-		"127.0.0.1:0":               `defer_to_exporter: "127.0.0.1:0": port "0" is not a number from 1 to 65535`,
-		"dcgm-exporter.local:70000": `defer_to_exporter: "dcgm-exporter.local:70000": port "70000" is not a number from 1 to 65535`,
-	} {
-		cfg := createDefaultConfig()
-		cfg.DeferToExporter = value
-		assert.EqualError(t, cfg.Validate(), want, value)
-	}
-	for _, ok := range []string{"127.0.0.1:9400", "localhost:9400", "[::1]:9400", ""} {
-		cfg := createDefaultConfig()
-		cfg.DeferToExporter = ok
-		assert.NoError(t, cfg.Validate(), ok)
-	}
-}
