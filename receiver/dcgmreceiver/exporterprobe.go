@@ -25,8 +25,11 @@ func newExporterProbe(addr string, interval time.Duration) *exporterProbe {
 	// collection for long, nor overlap the next one.
 	timeout := min(2*time.Second, interval/2)
 	return &exporterProbe{
-		url:    "http://" + addr + "/metrics",
-		client: &http.Client{Timeout: timeout},
+		url: "http://" + addr + "/metrics",
+		// One connection per probe, closed after it, and no proxy from the environment: the
+		// exporter is on this host, and nothing is left open between collections or after
+		// the receiver stops.
+		client: &http.Client{Timeout: timeout, Transport: &http.Transport{DisableKeepAlives: true}},
 	}
 }
 
