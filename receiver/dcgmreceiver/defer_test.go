@@ -22,13 +22,9 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
+	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadatatest"
 )
-
-// exposition is a page of the shared recorded expositions.
-func exposition(name string) string {
-	return filepath.Join("..", "..", "testdata", "exposition", name)
-}
 
 // freeAddr is a loopback address nothing listens on, for a server started later.
 func freeAddr(t *testing.T) string {
@@ -113,7 +109,7 @@ func TestDefersToAnAnsweringDCGMExporter(t *testing.T) {
 	readSeries, _ := live(before)
 	assertDeferred(t, tel, 0, 2)
 
-	exporter, err := demofleet.NewEngine("dcgm-exporter", addr, exposition("dcgm-exporter.prom"))
+	exporter, err := demofleet.NewEngine("dcgm-exporter", addr, filepath.Join(scrapetest.ExpositionDir(), "dcgm-exporter.prom"))
 	require.NoError(t, err)
 	require.NoError(t, exporter.Start())
 	t.Cleanup(func() { _ = exporter.Stop() })
@@ -148,7 +144,7 @@ func TestDefersToAnAnsweringDCGMExporter(t *testing.T) {
 // Something else answering at the address, such as an engine's page, is no dcgm-exporter:
 // the receiver keeps reading the GPUs.
 func TestDoesNotDeferToAnotherPage(t *testing.T) {
-	engine, err := demofleet.NewEngine("vllm", "127.0.0.1:0", exposition("vllm.prom"))
+	engine, err := demofleet.NewEngine("vllm", "127.0.0.1:0", filepath.Join(scrapetest.ExpositionDir(), "vllm.prom"))
 	require.NoError(t, err)
 	require.NoError(t, engine.Start())
 	t.Cleanup(func() { _ = engine.Stop() })
