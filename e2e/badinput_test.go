@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
 
 // An engine serving garbage, an enormous label, duplicate series or NaN fails at most its
@@ -34,7 +36,7 @@ func TestBadInputFailsOnlyItsTarget(t *testing.T) {
 	for name, p := range bad {
 		engines = append(engines, startEngine(t, "bad", p, map[string]string{"deployment": name, "replica": name + "-0", "engine": "vllm"}))
 	}
-	col := startCollector(t, collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freePort(t)})
+	col := startCollector(t, collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freeport.Addr(t)})
 	eventually(t, "the good engine's series", func() bool {
 		return len(prom.query(t, `modelplane_requests_waiting{replica="llama-0"}`)) == 1
 	})

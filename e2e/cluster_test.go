@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/kubeapitest"
 )
 
@@ -35,7 +36,7 @@ func TestClusterMappingsInTheCollector(t *testing.T) {
 	prom := startPrometheus(t)
 	engines := []*engine{startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))}
 	col := startCollector(t, collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: t.TempDir(),
-		Health: freePort(t), ScrapeFilter: true, Kubeconfig: api.Kubeconfig})
+		Health: freeport.Addr(t), ScrapeFilter: true, Kubeconfig: api.Kubeconfig})
 	eventually(t, "the series of the object there at start", func() bool {
 		return len(prom.query(t, `modelplane_e2e_open_fds{replica="llama-0"}`)) == 1
 	})

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
 
 func vllmLabels(replica string) map[string]string {
@@ -41,7 +43,7 @@ func startFleet(t *testing.T, scrapeFilter bool) *fleet {
 		startEngine(t, "dcgm-exporter", "dcgm-exporter.prom", map[string]string{"node": "gpu-node-01"}),
 		startEngine(t, "my-engine", myEngine, map[string]string{"deployment": "mine", "replica": "mine-0", "engine": "my-engine"}),
 	}
-	f.col = startCollector(t, collectorSetup{Engines: f.engines, Prometheus: f.prom.addr, MappingDir: f.mapDir, Health: freePort(t), ScrapeFilter: scrapeFilter})
+	f.col = startCollector(t, collectorSetup{Engines: f.engines, Prometheus: f.prom.addr, MappingDir: f.mapDir, Health: freeport.Addr(t), ScrapeFilter: scrapeFilter})
 	eventually(t, "GPU, vLLM, SGLang and my-engine series in Prometheus", func() bool {
 		return len(f.prom.query(t, "modelplane_gpu_memory_used_bytes")) == 2 &&
 			len(f.prom.query(t, `modelplane_requests_waiting{engine="vllm"}`)) == 2 &&
@@ -172,7 +174,7 @@ func TestBrokenMappingAtStart(t *testing.T) {
 		startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0")),
 		startEngine(t, "my-engine", myEngine, map[string]string{"deployment": "mine", "replica": "mine-0", "engine": "my-engine"}),
 	}
-	col := startCollector(t, collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: mapDir, Health: freePort(t)})
+	col := startCollector(t, collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: mapDir, Health: freeport.Addr(t)})
 	eventually(t, "built-in and good-file series", func() bool {
 		return len(prom.query(t, `modelplane_requests_waiting{engine="vllm"}`)) == 1 &&
 			len(prom.query(t, `modelplane_request_kv_transfer_seconds_count`)) == 1

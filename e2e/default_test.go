@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
 
 // What `make run` does: the collector with no --config runs its embedded default against
@@ -43,7 +45,7 @@ func startEmbeddedDefault(t *testing.T, command string, args ...string) *embedde
 		vllm:     startEngine(t, "vllm", "vllm.prom", nil),
 		sglang:   startEngine(t, "sglang", "sglang.prom", nil),
 		dcgm:     startEngine(t, "dcgm-exporter", "dcgm-exporter.prom", nil),
-		endpoint: freePort(t),
+		endpoint: freeport.Addr(t),
 	}
 	env := append(os.Environ(),
 		"MODELPLANE_VLLM_TARGET="+d.vllm.Addr, "MODELPLANE_SGLANG_TARGET="+d.sglang.Addr,

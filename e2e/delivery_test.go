@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 )
 
@@ -130,7 +131,7 @@ func TestOTLPDelivery(t *testing.T) {
 		startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-1")),
 		startEngine(t, "dcgm-exporter", "dcgm-exporter.prom", map[string]string{"node": "gpu-node-01"}),
 	}
-	startCollector(t, collectorSetup{Engines: engines, OTLP: sink.addr, MappingDir: mapDir, Health: freePort(t)})
+	startCollector(t, collectorSetup{Engines: engines, OTLP: sink.addr, MappingDir: mapDir, Health: freeport.Addr(t)})
 	eventually(t, "GPU and vLLM series over OTLP", func() bool {
 		l := sink.latest()
 		return len(l["modelplane_gpu_memory_used_bytes"]) == 2 && len(l["modelplane_requests_waiting"]) == 2
@@ -248,7 +249,7 @@ func TestTokenRotation(t *testing.T) {
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	require.NoError(t, os.WriteFile(tokenFile, []byte("token-A"), 0o600))
 	vllm := startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))
-	col := startCollector(t, collectorSetup{Engines: []*engine{vllm}, Prometheus: proxy.addr, TokenFile: tokenFile, MappingDir: t.TempDir(), Health: freePort(t)})
+	col := startCollector(t, collectorSetup{Engines: []*engine{vllm}, Prometheus: proxy.addr, TokenFile: tokenFile, MappingDir: t.TempDir(), Health: freeport.Addr(t)})
 	eventually(t, "samples with token A", func() bool { return proxy.uses("token-A") > 2 })
 
 	// The backend starts accepting B, the Secret (the mounted file) changes to B, and once
@@ -280,7 +281,7 @@ func TestTokenRotation(t *testing.T) {
 func TestRestartDuringOutagePersistentQueue(t *testing.T) {
 	sink := startOTLPSink(t)
 	vllm := startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))
-	setup := collectorSetup{Engines: []*engine{vllm}, OTLP: sink.addr, MappingDir: t.TempDir(), Health: freePort(t), QueueDir: t.TempDir()}
+	setup := collectorSetup{Engines: []*engine{vllm}, OTLP: sink.addr, MappingDir: t.TempDir(), Health: freeport.Addr(t), QueueDir: t.TempDir()}
 	col := startCollector(t, setup)
 	eventually(t, "first points", func() bool { return sink.timestamps("modelplane_requests_preempted_total", "llama-0") > 0 })
 	sink.down.Store(true)

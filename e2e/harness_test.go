@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -24,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 )
 
@@ -51,14 +51,6 @@ func TestMain(m *testing.M) {
 func repoRoot() string {
 	_, here, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(here), "..")
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // process is a started program that is stopped at the end of the test.
@@ -123,7 +115,7 @@ type prometheus struct {
 
 func startPrometheus(t *testing.T) *prometheus {
 	t.Helper()
-	p := &prometheus{addr: freePort(t), dir: t.TempDir()}
+	p := &prometheus{addr: freeport.Addr(t), dir: t.TempDir()}
 	p.start(t)
 	return p
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/procstat"
 )
 
@@ -76,7 +77,7 @@ func everySampleArrived(t *testing.T, prom *prometheus, engines []*engine) {
 func TestLongOutageLargeFleet(t *testing.T) {
 	prom := startPrometheus(t)
 	engines := largeFleet(t)
-	col := startCollector(t, collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freePort(t), Interval: "5s"})
+	col := startCollector(t, collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freeport.Addr(t), Interval: "5s"})
 	eventually(t, "first samples", func() bool { return len(prom.query(t, `modelplane_requests_running`)) == 64 })
 	prom.stop(t)
 	time.Sleep(outage())
@@ -93,7 +94,7 @@ func TestLongOutageLargeFleet(t *testing.T) {
 func TestLoad64EnginesAnd8GPUs(t *testing.T) {
 	prom := startPrometheus(t)
 	engines := largeFleet(t)
-	setup := collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freePort(t), Interval: "5s"}
+	setup := collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freeport.Addr(t), Interval: "5s"}
 	col := startCollector(t, setup)
 	time.Sleep(loadDuration())
 	cpu, rss := processUsage(t, col.cmd.Process.Pid)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
 
 // outage is how long the backend is down; E2E_OUTAGE shortens it for a quick local run.
@@ -25,7 +27,7 @@ func outage() time.Duration {
 func TestBackendOutageLosesNothing(t *testing.T) {
 	prom := startPrometheus(t)
 	vllm := startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))
-	startCollector(t, collectorSetup{Engines: []*engine{vllm}, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freePort(t)})
+	startCollector(t, collectorSetup{Engines: []*engine{vllm}, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freeport.Addr(t)})
 	eventually(t, "first samples", func() bool {
 		return len(prom.query(t, `modelplane_requests_preempted_total{replica="llama-0"}`)) == 1
 	})

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
 
 // Remote write keeps its queue in memory: a collector restarted while Prometheus is down
@@ -14,7 +16,7 @@ import (
 func TestRestartDuringOutageRemoteWriteLoss(t *testing.T) {
 	prom := startPrometheus(t)
 	vllm := startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))
-	setup := collectorSetup{Engines: []*engine{vllm}, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freePort(t)}
+	setup := collectorSetup{Engines: []*engine{vllm}, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freeport.Addr(t)}
 	col := startCollector(t, setup)
 	eventually(t, "first samples", func() bool {
 		return len(prom.query(t, `modelplane_requests_preempted_total{replica="llama-0"}`)) == 1

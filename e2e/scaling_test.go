@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
 
 // scaledPage is the recorded vLLM page with some gauge lines given other values, as a busier
@@ -57,7 +59,7 @@ func TestScalingQueries(t *testing.T) {
 		startEngine(t, "vllm", busy, vllmLabels("llama-1")),
 		startEngine(t, "sglang", "sglang.prom", map[string]string{"namespace": "inference", "deployment": "qwen", "replica": "qwen-0", "engine": "sglang", "role": "unified", "node": "gpu-node-01"}),
 	}
-	startCollector(t, collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freePort(t), ScrapeFilter: true})
+	startCollector(t, collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freeport.Addr(t), ScrapeFilter: true})
 
 	const queue = `sum by (namespace, deployment) (modelplane_requests_waiting)`
 	eventually(t, "both deployments' queues", func() bool {

@@ -3,7 +3,6 @@ package thirdparty
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -15,6 +14,8 @@ import (
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
 
 // When a scrape ends several series of one metric at once (a stopped vLLM's responses by
@@ -24,7 +25,7 @@ import (
 func TestExporterEndsEveryStaleSeriesOfAMetric(t *testing.T) {
 	for _, typ := range []pmetric.MetricType{pmetric.MetricTypeGauge, pmetric.MetricTypeSum, pmetric.MetricTypeHistogram, pmetric.MetricTypeSummary} {
 		t.Run(typ.String(), func(t *testing.T) {
-			addr := freeAddr(t)
+			addr := freeport.Addr(t)
 			f := prometheusexporter.NewFactory()
 			cfg := f.CreateDefaultConfig().(*prometheusexporter.Config)
 			cfg.ServerConfig.NetAddr.Endpoint = addr
@@ -123,12 +124,4 @@ func scrape(t *testing.T, addr string) string {
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	return string(b)
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	return ln.Addr().String()
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -35,6 +34,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 )
 
@@ -55,15 +55,6 @@ func renderValues(t *testing.T, values string) (map[string]string, error) {
 	v, err := chartutil.ReadValues([]byte(values))
 	require.NoError(t, err)
 	return render(t, v)
-}
-
-// freeLoopbackPort is a port on 127.0.0.1 that nothing listens on now.
-func freeLoopbackPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 func renderChart(ch *chart.Chart, values chartutil.Values) (map[string]string, error) {
@@ -546,7 +537,7 @@ func serveSelfTelemetry(t *testing.T) {
 	if bin == "" {
 		return
 	}
-	port := freeLoopbackPort(t)
+	port := freeport.Port(t)
 	out, err := renderValues(t, fmt.Sprintf("selfTelemetry: {port: %d}\n", port))
 	require.NoError(t, err)
 	var rendered struct {

@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/kubeapitest"
 	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 )
@@ -63,8 +64,8 @@ spec:
 				_, _ = io.WriteString(w, "# TYPE engine_cache_usage_bytes gauge\nengine_cache_usage_bytes 1024\n")
 			}))
 			t.Cleanup(engine.Close)
-			exporter := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
-			telemetry := freeLoopbackPort(t)
+			exporter := fmt.Sprintf("127.0.0.1:%d", freeport.Port(t))
+			telemetry := freeport.Port(t)
 			log := runAsPod(t, api, sa, bin, map[string]any{
 				"receivers": map[string]any{"prometheus": map[string]any{"config": map[string]any{"scrape_configs": []any{
 					map[string]any{"job_name": "engine", "scrape_interval": "1s",

@@ -14,6 +14,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 	"sigs.k8s.io/yaml"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
 
 // renderedConfig is the collector config the chart renders, as a map.
@@ -90,7 +92,7 @@ func pushThroughRenderedConfig(t *testing.T) {
 	if bin == "" {
 		return
 	}
-	httpPort, grpcPort, promPort := freeLoopbackPort(t), freeLoopbackPort(t), freeLoopbackPort(t)
+	httpPort, grpcPort, promPort := freeport.Port(t), freeport.Port(t), freeport.Port(t)
 	out, err := renderValues(t, fmt.Sprintf("otlp: {enabled: true, grpcPort: %d, httpPort: %d}\n", grpcPort, httpPort))
 	require.NoError(t, err)
 	rendered := renderedConfig(t, out)

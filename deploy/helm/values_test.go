@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
 
 // daemonSetOf is the rendered DaemonSet.
@@ -84,7 +86,7 @@ func mergedInTheCollector(t *testing.T) {
 	if bin == "" {
 		return
 	}
-	httpPort, grpcPort, promPort := freeLoopbackPort(t), freeLoopbackPort(t), freeLoopbackPort(t)
+	httpPort, grpcPort, promPort := freeport.Port(t), freeport.Port(t), freeport.Port(t)
 	out, err := renderValues(t, fmt.Sprintf(`otlp: {enabled: true, grpcPort: %d, httpPort: %d}
 config:
   exporters:

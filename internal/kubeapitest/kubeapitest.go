@@ -16,7 +16,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"math/big"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +33,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 )
 
@@ -91,14 +91,6 @@ func binary() (string, error) {
 	return built, buildErr
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // Start starts the server, installs deploy/crd's MetricMapping definition and waits until it
 // serves MetricMappings. The server stops when the test ends.
 func Start(t *testing.T) *Server {
@@ -125,10 +117,10 @@ func start(t *testing.T, a *access) *Server {
 	caFile := filepath.Join(dir, "client-ca.crt")
 	require.NoError(t, os.WriteFile(caFile, caPEM, 0o600))
 
-	port := freePort(t)
+	port := freeport.Port(t)
 	s := &Server{port: port, access: a, out: new(syncbuffer.Buffer), exited: make(chan struct{})}
 	args := []string{"-dir", filepath.Join(dir, "server"), "-secure-port", strconv.Itoa(port),
-		"-etcd-port", strconv.Itoa(freePort(t)), "-etcd-peer-port", strconv.Itoa(freePort(t)), "-client-ca-file", caFile}
+		"-etcd-port", strconv.Itoa(freeport.Port(t)), "-etcd-peer-port", strconv.Itoa(freeport.Port(t)), "-client-ca-file", caFile}
 	if a != nil {
 		args = append(args, "-webhook", a.serve(t, s.out))
 	}

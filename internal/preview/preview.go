@@ -28,6 +28,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 )
 
@@ -93,7 +94,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	ports, err := freePorts(2)
+	ports, err := freeport.Ports(2)
 	if err != nil {
 		return nil, err
 	}
@@ -296,19 +297,6 @@ func serve(page []byte, contentType string) (net.Listener, error) {
 	})}
 	go func() { _ = srv.Serve(l) }()
 	return l, nil
-}
-
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // scrapeError is the Prometheus receiver's complaint about the page, if the collector's

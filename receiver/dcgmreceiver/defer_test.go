@@ -4,7 +4,6 @@ package dcgmreceiver
 
 import (
 	"context"
-	"net"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -22,19 +21,10 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadatatest"
 )
-
-// freeAddr is a loopback address nothing listens on, for a server started later.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
 
 // deferringReceiver runs the receiver on a two-GPU node with defer_to_exporter at addr.
 func deferringReceiver(t *testing.T, addr string) (*consumertest.MetricsSink, *componenttest.Telemetry, *observer.ObservedLogs) {
@@ -101,7 +91,7 @@ func assertDeferred(t *testing.T, tel *componenttest.Telemetry, deferred, gpus i
 // the receiver reads no GPU and ends every series it had, in one batch of staleness markers;
 // when the exporter stops, the receiver reads the GPUs again, the same series as before.
 func TestDefersToAnAnsweringDCGMExporter(t *testing.T) {
-	addr := freeAddr(t)
+	addr := freeport.Addr(t)
 	sink, tel, logs := deferringReceiver(t, addr)
 
 	gpuBatch := func(md pmetric.Metrics) bool { l, _ := live(md); return len(l) > 0 }
