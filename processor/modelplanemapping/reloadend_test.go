@@ -228,3 +228,63 @@ func TestCollectorReloadHandsTheEndingOver(t *testing.T) {
 	_, ended = names(fresh)
 	assert.Empty(t, ended)
 }
+
+// A marker carries no value: of an ended series' point only its identity stays (attributes,
+// timestamps) and the flag, without exemplars, which would otherwise reach the backend as
+// samples of a series that has ended; a histogram marker has a sum, so that its `_sum`
+// series ends too.
+func TestMarkEndedLeavesBareMarkers(t *testing.T) {
+	isLive := func(attrs pcommon.Map) bool {
+		v, _ := attrs.Get("replica")
+		return v.Str() == "live"
+	}
+	withTwoPoints := func(m pmetric.Metric) {
+		for _, replica := range []string{"live", "gone"} {
+			var attrs pcommon.Map
+			var ex pmetric.ExemplarSlice
+			switch m.Type() {
+			case pmetric.MetricTypeSum:
+				dp := m.Sum().DataPoints().AppendEmpty()
+				dp.SetDoubleValue(3)
+				attrs, ex = dp.Attributes(), dp.Exemplars()
+			case pmetric.MetricTypeHistogram:
+				dp := m.Histogram().DataPoints().AppendEmpty()
+				dp.SetCount(4)
+				attrs, ex = dp.Attributes(), dp.Exemplars()
+			case pmetric.MetricTypeExponentialHistogram:
+				dp := m.ExponentialHistogram().DataPoints().AppendEmpty()
+				dp.SetCount(4)
+				attrs, ex = dp.Attributes(), dp.Exemplars()
+			}
+			attrs.PutStr("replica", replica)
+			ex.AppendEmpty().SetDoubleValue(0.25)
+		}
+	}
+	md := pmetric.NewMetrics()
+	ms := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
+	ms.AppendEmpty().SetEmptySum()
+	ms.AppendEmpty().SetEmptyHistogram()
+	ms.AppendEmpty().SetEmptyExponentialHistogram()
+	for i := 0; i < ms.Len(); i++ {
+		m := ms.At(i)
+		withTwoPoints(m)
+		require.Equal(t, 1, markEnded(m, isLive), "%s: the live point goes", m.Type())
+	}
+	sum := ms.At(0).Sum().DataPoints().At(0)
+	hist := ms.At(1).Histogram().DataPoints().At(0)
+	exp := ms.At(2).ExponentialHistogram().DataPoints().At(0)
+	for _, p := range []struct {
+		attrs     pcommon.Map
+		flags     pmetric.DataPointFlags
+		exemplars int
+	}{
+		{sum.Attributes(), sum.Flags(), sum.Exemplars().Len()},
+		{hist.Attributes(), hist.Flags(), hist.Exemplars().Len()},
+		{exp.Attributes(), exp.Flags(), exp.Exemplars().Len()},
+	} {
+		assert.Equal(t, map[string]any{"replica": "gone"}, p.attrs.AsRaw())
+		assert.True(t, p.flags.NoRecordedValue())
+		assert.Zero(t, p.exemplars)
+	}
+	assert.True(t, hist.HasSum())
+}
