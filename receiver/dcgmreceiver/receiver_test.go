@@ -4,6 +4,8 @@ package dcgmreceiver
 
 import (
 	"context"
+	"encoding/binary"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -196,6 +198,50 @@ func TestUnsupportedFieldAndLostGPU(t *testing.T) {
 	}
 	assert.Equal(t, 1, logs.FilterMessageSnippet("does not report a field").Len())
 	assert.Equal(t, 1, logs.FilterMessageSnippet("GPU is lost").Len())
+}
+
+// NVML returns a field value as a C union whose type the driver picks per field and per
+// driver version; each type is decoded from its own width and signedness.
+func TestFieldValueDecodesEveryValueType(t *testing.T) {
+	for _, c := range []struct {
+		typ  nvml.ValueType
+		put  func(b []byte)
+		want float64
+	}{
+		{nvml.VALUE_TYPE_DOUBLE, func(b []byte) { binary.LittleEndian.PutUint64(b, math.Float64bits(41.5)) }, 41.5},
+		{nvml.VALUE_TYPE_UNSIGNED_INT, func(b []byte) { binary.LittleEndian.PutUint32(b, 4_000_000_000) }, 4e9},
+		{nvml.VALUE_TYPE_UNSIGNED_LONG, func(b []byte) { binary.LittleEndian.PutUint64(b, 1<<40) }, 1 << 40},
+		{nvml.VALUE_TYPE_UNSIGNED_LONG_LONG, func(b []byte) { binary.LittleEndian.PutUint64(b, 1<<53) }, 1 << 53},
+		{nvml.VALUE_TYPE_SIGNED_LONG_LONG, func(b []byte) { binary.LittleEndian.PutUint64(b, uint64(1<<64-7)) }, -7},
+		{nvml.VALUE_TYPE_SIGNED_INT, func(b []byte) { binary.LittleEndian.PutUint32(b, uint32(1<<32-3)) }, -3},
+		{nvml.VALUE_TYPE_UNSIGNED_SHORT, func(b []byte) { binary.LittleEndian.PutUint16(b, 65535) }, 65535},
+	} {
+		d := &mock.Device{GetFieldValuesFunc: func(values []nvml.FieldValue) nvml.Return {
+			for i := range values {
+				values[i].Value = [8]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff} // bytes the type does not use
+				c.put(values[i].Value[:])
+				values[i].ValueType = uint32(c.typ)
+			}
+			return nvml.SUCCESS
+		}}
+		got, ret := fieldValue(d, nvml.FI_DEV_MEMORY_TEMP)
+		require.Equal(t, nvml.SUCCESS, ret, "value type %d", c.typ)
+		assert.Equal(t, c.want, got, "value type %d", c.typ)
+	}
+
+	// A type NVML may add later, and a field the GPU does not report, are not values.
+	d := &mock.Device{GetFieldValuesFunc: func(values []nvml.FieldValue) nvml.Return {
+		values[0].ValueType = uint32(nvml.VALUE_TYPE_COUNT)
+		return nvml.SUCCESS
+	}}
+	_, ret := fieldValue(d, nvml.FI_DEV_MEMORY_TEMP)
+	assert.Equal(t, nvml.ERROR_NOT_SUPPORTED, ret)
+	d = &mock.Device{GetFieldValuesFunc: func(values []nvml.FieldValue) nvml.Return {
+		values[0].NvmlReturn = uint32(nvml.ERROR_NOT_SUPPORTED)
+		return nvml.SUCCESS
+	}}
+	_, ret = fieldValue(d, nvml.FI_DEV_MEMORY_TEMP)
+	assert.Equal(t, nvml.ERROR_NOT_SUPPORTED, ret)
 }
 
 // No driver or library: collection is idle with one warning, and retried.
