@@ -106,3 +106,19 @@ func TestVersionNamesTheCommit(t *testing.T) {
 	assert.Contains(t, string(out), "otelcol-modelplane version 0.1.0 (commit "+strings.TrimSpace(string(head)))
 	assert.Contains(t, string(out), "OpenTelemetry Collector v0.161.0)")
 }
+
+// The built binary's help starts with what the collector's own help cannot say: that it runs
+// an embedded default, and the commands only this distribution has; the collector's follows.
+func TestHelpNamesOurCommands(t *testing.T) {
+	for _, arg := range []string{"--help", "help"} {
+		out, err := exec.Command(collectorBin, arg).CombinedOutput()
+		require.NoError(t, err, string(out))
+		help := string(out)
+		assert.True(t, strings.HasPrefix(help, "otelcol-modelplane, the OpenTelemetry Collector for GPU inference fleets."), help)
+		for _, cmd := range []string{"default-config", "preview SOURCE", "validate", "--version", "127.0.0.1:9464/metrics"} {
+			assert.Contains(t, help, cmd, arg)
+		}
+		assert.Contains(t, help, "Available Commands:", "the collector's own help follows")
+		assert.Less(t, strings.Index(help, "preview SOURCE"), strings.Index(help, "Usage:"))
+	}
+}

@@ -6,6 +6,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -42,6 +43,12 @@ func prepareArgs(args []string) []string {
 			os.Exit(0)
 		case "preview":
 			os.Exit(runPreview(rest[1:], os.Stdout, os.Stderr))
+		case "-h", "--help", "help":
+			if len(rest) == 1 {
+				// The collector's help knows nothing of the embedded default and our
+				// commands; it follows this.
+				_, _ = io.WriteString(stdout, helpPreface)
+			}
 		case "validate":
 			// validate also reads the mapping files and fails on any problem in them.
 			modelplanemapping.SetStrictFileValidation(true)
@@ -61,6 +68,25 @@ func prepareArgs(args []string) []string {
 	}
 	return append(args, "--config="+defaultconfig.URI)
 }
+
+// stdout is where the help preface goes; a test replaces it.
+var stdout io.Writer = os.Stdout
+
+const helpPreface = `otelcol-modelplane, the OpenTelemetry Collector for GPU inference fleets.
+
+Without --config it runs its embedded default: it scrapes a vLLM, an SGLang and a
+dcgm-exporter on this host, reads its GPUs through NVML (leaving them to that dcgm-exporter
+while it answers), maps everything to modelplane_* series and serves them at
+127.0.0.1:9464/metrics. The environment variables that default-config shows
+(MODELPLANE_VLLM_TARGET, ...) change its addresses and interval.
+
+Commands of otelcol-modelplane, besides the collector's own below:
+  default-config   print the embedded default configuration
+  preview SOURCE   show the modelplane_* series made of one /metrics page (preview -h)
+  validate         check a configuration and every mapping file it names
+  --version        the version, the commit it was built from and the collector release
+
+`
 
 // versionLine names our version, the commit it was built from (when the build recorded one)
 // and the collector release it is built on.

@@ -112,10 +112,29 @@ func TestPrepareArgs(t *testing.T) {
 		reloadCheck + " --config=x.yaml --feature-gates=foo": {"validate", "--config=x.yaml", "--feature-gates=foo"},
 		reloadCheck + " " + def:                              {"validate", def},
 	}
+	var help strings.Builder
+	stdout = &help
+	t.Cleanup(func() { stdout = os.Stdout })
 	for in, want := range cases {
+		help.Reset()
 		args := append([]string{"otelcol-modelplane"}, strings.Fields(in)...)
 		assert.Equal(t, append([]string{"otelcol-modelplane"}, want...), prepareArgs(args), in)
+		if in == "--help" {
+			assert.Equal(t, helpPreface, help.String())
+		} else {
+			assert.Empty(t, help.String(), in)
+		}
 	}
+	// -h, --help and help before the collector's help; help for one command is that
+	// command's own.
+	for _, in := range []string{"-h", "help"} {
+		help.Reset()
+		assert.Equal(t, []string{"otelcol-modelplane", in}, prepareArgs([]string{"otelcol-modelplane", in}))
+		assert.Equal(t, helpPreface, help.String(), in)
+	}
+	help.Reset()
+	assert.Equal(t, []string{"otelcol-modelplane", "help", "validate"}, prepareArgs([]string{"otelcol-modelplane", "help", "validate"}))
+	assert.Empty(t, help.String())
 }
 
 // The embedded default resolves and validates against the components of this build.
