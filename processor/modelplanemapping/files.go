@@ -3,6 +3,7 @@ package modelplanemapping
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,10 +11,12 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 )
 
-// fileState is the last good content of one mapping file.
+// fileState is the last good content of one mapping file, and why the last read of it
+// failed, if it did. Every file a load found has one, readable or not.
 type fileState struct {
 	data     []byte
 	mappings []metricmapping.MetricMapping
+	problem  string // the read error; a new one is a change, so it is said once
 }
 
 // expand resolves the configured paths and globs into files, in config order, each glob's
@@ -34,7 +37,14 @@ func expand(patterns []string) ([]string, []error) {
 			if seen[m] || filepath.Base(m)[0] == '.' {
 				continue
 			}
-			if st, err := os.Stat(m); err != nil || st.IsDir() {
+			st, err := os.Stat(m)
+			if err != nil || st.IsDir() {
+				continue
+			}
+			if !st.Mode().IsRegular() {
+				// Opening a named pipe for reading waits for a writer: the reload, and the
+				// collector's start and shutdown with it, would wait forever.
+				errs = append(errs, fmt.Errorf("%s: a %s, not a regular file; skipped", m, fileKind(st.Mode())))
 				continue
 			}
 			seen[m] = true
@@ -42,6 +52,19 @@ func expand(patterns []string) ([]string, []error) {
 		}
 	}
 	return out, errs
+}
+
+// fileKind names what a file that is not a regular one is.
+func fileKind(mode os.FileMode) string {
+	switch {
+	case mode&os.ModeNamedPipe != 0:
+		return "named pipe"
+	case mode&os.ModeSocket != 0:
+		return "socket"
+	case mode&os.ModeDevice != 0:
+		return "device"
+	}
+	return "file of mode " + mode.Type().String()
 }
 
 // loadFiles reads every mapping file. For a file that changed and now has problems, the
@@ -52,15 +75,21 @@ func loadFiles(patterns []string, prev map[string]*fileState) (*fileSet, []error
 	next := make(map[string]*fileState, len(files))
 	var skipped []string
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := readMappingFile(f)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", f, err))
-			if old, ok := prev[f]; ok {
-				next[f] = old
+			st := &fileState{problem: err.Error()}
+			if old, ok := prev[f]; ok && old.data != nil {
+				st.data, st.mappings = old.data, old.mappings
+				err = fmt.Errorf("%w; kept the last good version of the file", err)
 			}
+			next[f] = st
+			errs = append(errs, fmt.Errorf("%s: %w", f, err))
 			continue
 		}
 		if old, ok := prev[f]; ok && bytes.Equal(old.data, data) {
+			if old.problem != "" { // readable again, unchanged
+				old = &fileState{data: old.data, mappings: old.mappings}
+			}
 			next[f] = old
 			continue
 		}
@@ -77,6 +106,32 @@ func loadFiles(patterns []string, prev map[string]*fileState) (*fileSet, []error
 		next[f] = &fileState{data: data, mappings: res.Mappings}
 	}
 	return &fileSet{files: files, state: next, skipped: skipped}, errs
+}
+
+// maxFileSize bounds one mapping file. A ConfigMap holds at most 1 MiB and 3,000 mapping
+// entries take about 200 KiB, so a larger file is a glob matching something else (a log, a
+// dump), which would otherwise be read whole every reload_interval.
+const maxFileSize = 4 << 20
+
+// readMappingFile reads one mapping file of at most maxFileSize bytes.
+func readMappingFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFileSize {
+		size := int64(len(data))
+		if st, err := f.Stat(); err == nil {
+			size = st.Size()
+		}
+		return nil, fmt.Errorf("%d bytes, more than the %d (4 MiB) a mapping file may hold", size, maxFileSize)
+	}
+	return data, nil
 }
 
 // fileSet is one load of every mapping file.
@@ -98,13 +153,15 @@ func (fs *fileSet) mappings() []metricmapping.MetricMapping {
 	return out
 }
 
-// same reports whether two loads hold the same files with the same contents.
+// same reports whether two loads hold the same files with the same contents and the same
+// read problems.
 func (fs *fileSet) same(o *fileSet) bool {
 	if o == nil || len(fs.files) != len(o.files) {
 		return false
 	}
 	for i, f := range fs.files {
-		if o.files[i] != f || !bytes.Equal(fs.state[f].data, o.state[f].data) {
+		a, b := fs.state[f], o.state[f]
+		if o.files[i] != f || !bytes.Equal(a.data, b.data) || a.problem != b.problem {
 			return false
 		}
 	}
