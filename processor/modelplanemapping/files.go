@@ -120,16 +120,15 @@ func readMappingFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > maxFileSize { // refused unread
+		return nil, fmt.Errorf("%d bytes, more than the %d (4 MiB) a mapping file may hold", st.Size(), maxFileSize)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > maxFileSize {
-		size := int64(len(data))
-		if st, err := f.Stat(); err == nil {
-			size = st.Size()
-		}
-		return nil, fmt.Errorf("%d bytes, more than the %d (4 MiB) a mapping file may hold", size, maxFileSize)
+	if len(data) > maxFileSize { // grown since, or a file that reports no size
+		return nil, fmt.Errorf("more than the %d bytes (4 MiB) a mapping file may hold", maxFileSize)
 	}
 	return data, nil
 }

@@ -68,3 +68,9 @@ func TestUnreadableMappingFileFromTheStart(t *testing.T) {
 	saw("v2")
 	assert.Nil(t, f.bad.Load())
 }
+
+// A file that reports no size (as /proc's do) is still read no further than the limit.
+func TestReadingStopsAtTheLimit(t *testing.T) {
+	_, err := readMappingFile("/dev/zero")
+	assert.EqualError(t, err, "more than the 4194304 bytes (4 MiB) a mapping file may hold")
+}
