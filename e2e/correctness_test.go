@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -168,18 +169,31 @@ func TestBrokenMappingAtStart(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(mapDir, "a-good.yaml"), good, 0o600))
 	bad := filepath.Join(mapDir, "b-bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: bad}\nspec:\n  metrics:\n  - {from: x, to: requests_total}\n"), 0o600))
+	// A file the collector cannot read (as a root-only file is to the standalone install's
+	// user; this one fails for root too: the collector's own memory at offset 0).
+	unreadable := filepath.Join(mapDir, "c-unreadable.yaml")
+	require.NoError(t, os.Symlink("/proc/self/mem", unreadable))
 	myEngine, err := filepath.Abs("testdata/my-engine.prom")
 	require.NoError(t, err)
 	engines := []*engine{
 		startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0")),
 		startEngine(t, "my-engine", myEngine, map[string]string{"deployment": "mine", "replica": "mine-0", "engine": "my-engine"}),
 	}
-	col := startCollector(t, collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: mapDir, Health: freeport.Addr(t)})
+	health := freeport.Addr(t)
+	col := startCollector(t, collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: mapDir, Health: health})
 	eventually(t, "built-in and good-file series", func() bool {
 		return len(prom.query(t, `modelplane_requests_waiting{engine="vllm"}`)) == 1 &&
 			len(prom.query(t, `modelplane_request_kv_transfer_seconds_count`)) == 1
 	})
 	assert.Equal(t, 1, strings.Count(col.out.String(), bad+`: MetricMapping \"bad\": metrics[0].to: \"requests_total\" does not match`))
+	time.Sleep(2 * time.Second) // ten reloads
+	out := col.out.String()
+	assert.Equal(t, 1, strings.Count(out, unreadable+": read "+unreadable+": input/output error"), "said once")
+	assert.NotContains(t, out, "panic")
+	resp, err := http.Get("http://" + health)
+	require.NoError(t, err, "the collector is still running")
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
 }
 
 // With the scrape filter on, a mapping file added while the collector runs reads a metric
