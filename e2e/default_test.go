@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -120,5 +121,28 @@ func TestHelpNamesOurCommands(t *testing.T) {
 		}
 		assert.Contains(t, help, "Available Commands:", "the collector's own help follows")
 		assert.Less(t, strings.Index(help, "preview SOURCE"), strings.Index(help, "Usage:"))
+	}
+}
+
+// A bad value in one of the embedded default's variables stops the collector at start, and
+// fails `validate`, with a message naming the variable and its value rather than the field
+// of the component it lands in.
+func TestEmbeddedDefaultNamesABadVariable(t *testing.T) {
+	for _, args := range [][]string{nil, {"validate"}} {
+		cmd := exec.Command(collectorBin, args...)
+		cmd.Env = append(os.Environ(), "MODELPLANE_SCRAPE_INTERVAL=abc", "MODELPLANE_VLLM_TARGET=http://10.0.3.7:8000/metrics")
+		done := make(chan struct{})
+		var out []byte
+		var err error
+		go func() { out, err = cmd.CombinedOutput(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Fatalf("%v: still running with a bad variable", args)
+		}
+		require.Error(t, err, "%v", args)
+		assert.Contains(t, string(out), `MODELPLANE_SCRAPE_INTERVAL="abc": not a duration such as 15s, 1m or 1m30s`, "%v", args)
+		assert.Contains(t, string(out), `MODELPLANE_VLLM_TARGET="http://10.0.3.7:8000/metrics": not host:port`, "%v", args)
 	}
 }

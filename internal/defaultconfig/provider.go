@@ -6,6 +6,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"os"
 
 	"go.opentelemetry.io/collector/confmap"
 )
@@ -31,6 +32,9 @@ func NewFactory() confmap.ProviderFactory {
 func (provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc) (*confmap.Retrieved, error) {
 	if uri != URI {
 		return nil, fmt.Errorf("%q: the modelplane scheme serves only %q", uri, URI)
+	}
+	if err := checkEnv(os.LookupEnv); err != nil {
+		return nil, fmt.Errorf("the embedded default (%s): %w", URI, err)
 	}
 	return confmap.NewRetrievedFromYAML(YAML)
 }

@@ -1,0 +1,83 @@
+package defaultconfig
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/common/model"
+)
+
+// variable is an environment variable the embedded default reads, with the default that
+// default.yaml gives it (a test keeps the two equal) and what a value must be.
+type variable struct {
+	name, def string
+	check     func(string) error // nil: any value
+}
+
+// variables are checked before the default is served: the collector's own errors for a bad
+// value name the component's field, not the variable a user set (`'collection_interval' time:
+// invalid duration` for MODELPLANE_SCRAPE_INTERVAL=abc), and a listen address without a host
+// passes validation and fails only when the exporter starts.
+var variables = []variable{
+	{"MODELPLANE_VLLM_TARGET", "127.0.0.1:8000", target},
+	{"MODELPLANE_SGLANG_TARGET", "127.0.0.1:30000", target},
+	{"MODELPLANE_DCGM_EXPORTER_TARGET", "127.0.0.1:9400", target},
+	{"MODELPLANE_PROMETHEUS_ENDPOINT", "127.0.0.1:9464", listenAddress},
+	{"MODELPLANE_SCRAPE_INTERVAL", "15s", interval},
+	{"MODELPLANE_CLUSTER", "standalone", nil},
+	{"NODE_NAME", "", nil},
+}
+
+// checkEnv checks the variables that are set, by lookup (os.LookupEnv).
+func checkEnv(lookup func(string) (string, bool)) error {
+	var errs []error
+	for _, v := range variables {
+		val, set := lookup(v.name)
+		switch {
+		case !set:
+		case val == "" && v.def != "":
+			// The collector takes a variable that is set but empty as the empty value, not
+			// as unset.
+			errs = append(errs, fmt.Errorf("%s is set but empty; unset it for the default %s", v.name, v.def))
+		case val != "" && v.check != nil:
+			if err := v.check(val); err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: %w", v.name, val, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func target(s string) error {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil || host == "" || !validPort(port) {
+		return errors.New("not host:port, such as 127.0.0.1:8000 (no scheme, no path)")
+	}
+	return nil
+}
+
+func listenAddress(s string) error {
+	_, port, err := net.SplitHostPort(s)
+	if err != nil || !validPort(port) {
+		return errors.New("not host:port, such as 127.0.0.1:9464 (0.0.0.0:9464 to serve every interface)")
+	}
+	return nil
+}
+
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n > 0 && n < 1<<16
+}
+
+// interval must read as a duration to Prometheus (scrape_interval) and to Go (the dcgm
+// receiver's collection_interval): whole units such as 15s, 1m or 1m30s.
+func interval(s string) error {
+	d, err := time.ParseDuration(s)
+	if _, perr := model.ParseDuration(s); err != nil || perr != nil || d <= 0 {
+		return errors.New("not a duration such as 15s, 1m or 1m30s")
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package defaultconfig
+
+import (
+	"context"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The variables checked are exactly those default.yaml reads, with its defaults.
+func TestVariablesAreThoseOfTheDefault(t *testing.T) {
+	ref := regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+	inYAML := map[string]string{}
+	for _, m := range ref.FindAllStringSubmatch(string(YAML), -1) {
+		if def, seen := inYAML[m[1]]; seen {
+			require.Equal(t, def, m[2], "%s has two defaults in default.yaml", m[1])
+		}
+		inYAML[m[1]] = m[2]
+	}
+	checked := map[string]string{}
+	for _, v := range variables {
+		checked[v.name] = v.def
+	}
+	assert.Equal(t, inYAML, checked)
+}
+
+func TestCheckEnv(t *testing.T) {
+	env := func(kv ...string) func(string) (string, bool) {
+		m := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+	}
+	for _, ok := range []func(string) (string, bool){
+		env(),
+		env("MODELPLANE_VLLM_TARGET", "10.0.3.7:8000", "MODELPLANE_SGLANG_TARGET", "sglang.local:30000",
+			"MODELPLANE_DCGM_EXPORTER_TARGET", "[::1]:9400", "MODELPLANE_PROMETHEUS_ENDPOINT", ":9464",
+			"MODELPLANE_SCRAPE_INTERVAL", "1m30s", "MODELPLANE_CLUSTER", "prod-eu", "NODE_NAME", ""),
+	} {
+		assert.NoError(t, checkEnv(ok))
+	}
+	for _, c := range []struct {
+		kv   []string
+		want string
+	}{
+		{[]string{"MODELPLANE_SCRAPE_INTERVAL", "abc"}, `MODELPLANE_SCRAPE_INTERVAL="abc": not a duration such as 15s, 1m or 1m30s`},
+		{[]string{"MODELPLANE_SCRAPE_INTERVAL", "1.5s"}, `MODELPLANE_SCRAPE_INTERVAL="1.5s": not a duration such as 15s, 1m or 1m30s`}, // Go takes it, Prometheus does not
+		{[]string{"MODELPLANE_SCRAPE_INTERVAL", "0s"}, `MODELPLANE_SCRAPE_INTERVAL="0s": not a duration such as 15s, 1m or 1m30s`},
+		{[]string{"MODELPLANE_SCRAPE_INTERVAL", "15"}, `MODELPLANE_SCRAPE_INTERVAL="15": not a duration such as 15s, 1m or 1m30s`},
+		{[]string{"MODELPLANE_VLLM_TARGET", "http://10.0.3.7:8000/metrics"}, `MODELPLANE_VLLM_TARGET="http://10.0.3.7:8000/metrics": not host:port, such as 127.0.0.1:8000 (no scheme, no path)`},
+		{[]string{"MODELPLANE_SGLANG_TARGET", ":30000"}, `MODELPLANE_SGLANG_TARGET=":30000": not host:port, such as 127.0.0.1:8000 (no scheme, no path)`},
+		{[]string{"MODELPLANE_DCGM_EXPORTER_TARGET", "localhost:dcgm"}, `MODELPLANE_DCGM_EXPORTER_TARGET="localhost:dcgm": not host:port, such as 127.0.0.1:8000 (no scheme, no path)`},
+		{[]string{"MODELPLANE_PROMETHEUS_ENDPOINT", "9464"}, `MODELPLANE_PROMETHEUS_ENDPOINT="9464": not host:port, such as 127.0.0.1:9464 (0.0.0.0:9464 to serve every interface)`},
+		{[]string{"MODELPLANE_PROMETHEUS_ENDPOINT", "0.0.0.0:70000"}, `MODELPLANE_PROMETHEUS_ENDPOINT="0.0.0.0:70000": not host:port, such as 127.0.0.1:9464 (0.0.0.0:9464 to serve every interface)`},
+		{[]string{"MODELPLANE_CLUSTER", ""}, `MODELPLANE_CLUSTER is set but empty; unset it for the default standalone`},
+		{[]string{"MODELPLANE_VLLM_TARGET", ""}, `MODELPLANE_VLLM_TARGET is set but empty; unset it for the default 127.0.0.1:8000`},
+		// Every bad variable is named at once.
+		{[]string{"MODELPLANE_SCRAPE_INTERVAL", "abc", "MODELPLANE_CLUSTER", ""}, `MODELPLANE_SCRAPE_INTERVAL="abc": not a duration such as 15s, 1m or 1m30s` + "\nMODELPLANE_CLUSTER is set but empty; unset it for the default standalone"},
+	} {
+		assert.EqualError(t, checkEnv(env(c.kv...)), c.want)
+	}
+}
+
+// The provider refuses to serve the default with a bad variable, naming it; the collector
+// then stops at start (or `validate` fails) with that message.
+func TestProviderNamesABadVariable(t *testing.T) {
+	t.Setenv("MODELPLANE_SCRAPE_INTERVAL", "abc")
+	_, err := provider{}.Retrieve(context.Background(), URI, nil)
+	assert.EqualError(t, err, `the embedded default (modelplane:default): MODELPLANE_SCRAPE_INTERVAL="abc": not a duration such as 15s, 1m or 1m30s`)
+
+	t.Setenv("MODELPLANE_SCRAPE_INTERVAL", "30s")
+	r, err := provider{}.Retrieve(context.Background(), URI, nil)
+	require.NoError(t, err)
+	raw, err := r.AsRaw()
+	require.NoError(t, err)
+	assert.Contains(t, raw, "receivers")
+}
