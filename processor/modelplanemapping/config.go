@@ -139,8 +139,12 @@ func SetStrictFileValidation(on bool) { strictFiles.Store(on) }
 // them is a config error.
 func (c *Config) Validate() error {
 	var errs []error
-	if c.ReloadInterval <= 0 {
+	switch {
+	case c.ReloadInterval <= 0:
 		errs = append(errs, fmt.Errorf("reload_interval: must be positive, got %v", c.ReloadInterval))
+	case c.ReloadInterval < time.Millisecond:
+		// YAML reads `reload_interval: 2` as 2 nanoseconds: the files would be read in a loop.
+		errs = append(errs, fmt.Errorf("reload_interval: %v is shorter than 1ms: a number without a unit is nanoseconds; write one, such as 2s", c.ReloadInterval))
 	}
 	for i, p := range c.MappingFiles {
 		if p == "" {

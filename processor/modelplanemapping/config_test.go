@@ -62,6 +62,8 @@ func TestConfigErrors(t *testing.T) {
 		"badglob":              `mapping_files[0]: bad glob "/etc/[x.yaml"`,
 		"scrapefilterkeepsall": "scrape_filter: needs drop_unmapped: true",
 		"badauth":              `cluster_mappings::auth_type: want serviceAccount or kubeConfig, got "ServiceAccount"`,
+		// A number without a unit is nanoseconds to the collector: the files would be read in a loop.
+		"barereloadinterval": "reload_interval: 2ns is shorter than 1ms: a number without a unit is nanoseconds; write one, such as 2s",
 	}
 	for name, want := range cases {
 		t.Run(name, func(t *testing.T) {

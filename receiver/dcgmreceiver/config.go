@@ -54,14 +54,26 @@ func createDefaultConfig() *Config {
 	}
 }
 
+// checkInterval refuses an interval that is not positive, and one under a millisecond: YAML
+// reads `collection_interval: 15` as 15 nanoseconds, which would read every GPU in a loop.
+func checkInterval(d time.Duration, example string) error {
+	switch {
+	case d <= 0:
+		return fmt.Errorf("must be positive, got %v", d)
+	case d < time.Millisecond:
+		return fmt.Errorf("%v is shorter than 1ms: a number without a unit is nanoseconds; write one, such as %s", d, example)
+	}
+	return nil
+}
+
 // Validate checks the config.
 func (c *Config) Validate() error {
 	var errs []error
-	if c.CollectionInterval <= 0 {
-		errs = append(errs, fmt.Errorf("collection_interval: must be positive, got %v", c.CollectionInterval))
+	if err := checkInterval(c.CollectionInterval, "15s"); err != nil {
+		errs = append(errs, fmt.Errorf("collection_interval: %w", err))
 	}
-	if c.RetryInterval <= 0 {
-		errs = append(errs, fmt.Errorf("retry_interval: must be positive, got %v", c.RetryInterval))
+	if err := checkInterval(c.RetryInterval, "1m"); err != nil {
+		errs = append(errs, fmt.Errorf("retry_interval: %w", err))
 	}
 	if c.Profiling != ProfilingAuto && c.Profiling != ProfilingOff {
 		errs = append(errs, fmt.Errorf("profiling: %q is not one of auto, off", c.Profiling))

@@ -4,8 +4,11 @@ import (
 	"net"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
 )
 
 // defer_to_exporter must be an address the probe can dial; the error names the field and
@@ -49,4 +52,22 @@ func FuzzDeferToExporter(f *testing.F) {
 			t.Fatalf("accepted %q with port %q", addr, port)
 		}
 	})
+}
+
+// An interval written without a unit (`collection_interval: 15`) is nanoseconds to the
+// collector, which would read every GPU in a loop: refused, naming the field and the value.
+func TestIntervalsNeedAUnit(t *testing.T) {
+	cm := confmap.NewFromStringMap(map[string]any{"collection_interval": 15, "retry_interval": 60})
+	cfg := createDefaultConfig()
+	require.NoError(t, cm.Unmarshal(cfg))
+	assert.EqualError(t, cfg.Validate(), "collection_interval: 15ns is shorter than 1ms: a number without a unit is nanoseconds; write one, such as 15s\n"+
+		"retry_interval: 60ns is shorter than 1ms: a number without a unit is nanoseconds; write one, such as 1m")
+
+	cfg = createDefaultConfig()
+	cfg.CollectionInterval, cfg.RetryInterval = 0, -time.Second
+	assert.EqualError(t, cfg.Validate(), "collection_interval: must be positive, got 0s\nretry_interval: must be positive, got -1s")
+
+	cfg = createDefaultConfig()
+	cfg.CollectionInterval = time.Millisecond
+	assert.NoError(t, cfg.Validate())
 }
