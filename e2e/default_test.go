@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -144,5 +145,47 @@ func TestEmbeddedDefaultNamesABadVariable(t *testing.T) {
 		require.Error(t, err, "%v", args)
 		assert.Contains(t, string(out), `MODELPLANE_SCRAPE_INTERVAL="abc": not a duration such as 15s, 1m or 1m30s`, "%v", args)
 		assert.Contains(t, string(out), `MODELPLANE_VLLM_TARGET="http://10.0.3.7:8000/metrics": not host:port`, "%v", args)
+	}
+}
+
+// The shipped standalone config reads the cluster, the deployment and the node from
+// environment variables. Their values reach the series as written: with the collector's own
+// env provider, cluster 01 became cluster="1", deployment 0042 deployment="34" (read as
+// octal) and host 1e3 node="1000" (internal/envprovider).
+func TestVariablesKeepTheirText(t *testing.T) {
+	vllm := startEngine(t, "vllm", "vllm.prom", nil)
+	sglang := startEngine(t, "sglang", "sglang.prom", nil)
+	endpoint := freeport.Addr(t)
+	shipped, err := os.ReadFile(filepath.Join(repoRoot(), "deploy", "standalone", "config.yaml"))
+	require.NoError(t, err)
+	cfg := strings.NewReplacer(
+		"127.0.0.1:8000", vllm.Addr, "127.0.0.1:30000", sglang.Addr,
+		"127.0.0.1:9464", endpoint, "127.0.0.1:13133", freeport.Addr(t),
+		"scrape_interval: 15s", "scrape_interval: 1s",
+		"/var/lib/otelcol-modelplane", t.TempDir(), "/etc/otelcol-modelplane/mappings", t.TempDir(),
+	).Replace(string(shipped))
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
+
+	env := append(os.Environ(), "MODELPLANE_CLUSTER=01", "MODELPLANE_DEPLOYMENT=0042", "HOSTNAME=1e3")
+	p := startWithEnv(t, env, collectorBin, "--config="+path)
+	var waiting []string
+	eventually(t, "modelplane_requests_waiting of both engines", func() bool {
+		waiting = waiting[:0]
+		for _, line := range servedLines(t, endpoint) {
+			if strings.HasPrefix(line, "modelplane_requests_waiting{") {
+				waiting = append(waiting, line)
+			}
+		}
+		return len(waiting) == 2
+	})
+	for _, line := range waiting {
+		for _, label := range []string{`cluster="01"`, `deployment="0042"`, `node="1e3"`, `replica="1e3-`} {
+			assert.Contains(t, line, label)
+		}
+	}
+	// Each variable kept as text is said once, however often the config reads it.
+	for _, name := range []string{"MODELPLANE_CLUSTER", "MODELPLANE_DEPLOYMENT", "HOSTNAME"} {
+		assert.Equal(t, 1, strings.Count(p.out.String(), `"name": "`+name+`"`), name)
 	}
 }

@@ -7,11 +7,11 @@ import (
 	"os"
 
 	defaultconfig "github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
+	envprovider "github.com/modelplaneai/otelcol-modelplane/internal/envprovider"
 	scrapefilter "github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
 	unknownkeys "github.com/modelplaneai/otelcol-modelplane/internal/unknownkeys"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
-	envprovider "go.opentelemetry.io/collector/confmap/provider/envprovider"
 	fileprovider "go.opentelemetry.io/collector/confmap/provider/fileprovider"
 	yamlprovider "go.opentelemetry.io/collector/confmap/provider/yamlprovider"
 	"go.opentelemetry.io/collector/otelcol"
@@ -42,7 +42,7 @@ func main() {
 			},
 		},
 		ProviderModules: map[string]string{
-			envprovider.NewFactory().Create(confmap.ProviderSettings{}).Scheme():   "go.opentelemetry.io/collector/confmap/provider/envprovider v1.67.0",
+			envprovider.NewFactory().Create(confmap.ProviderSettings{}).Scheme():   "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			fileprovider.NewFactory().Create(confmap.ProviderSettings{}).Scheme():  "go.opentelemetry.io/collector/confmap/provider/fileprovider v1.67.0",
 			yamlprovider.NewFactory().Create(confmap.ProviderSettings{}).Scheme():  "go.opentelemetry.io/collector/confmap/provider/yamlprovider v1.67.0",
 			defaultconfig.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "github.com/modelplaneai/otelcol-modelplane v0.0.0",

@@ -14,11 +14,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/provider/envprovider"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
+	"github.com/modelplaneai/otelcol-modelplane/internal/envprovider"
 )
 
 // The components the binary lists are exactly the rows of docs/components.md.

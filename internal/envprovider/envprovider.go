@@ -1,0 +1,89 @@
+// Package envprovider is the collector's "env" confmap provider (${env:NAME} and
+// ${env:NAME:-default}), except that a value keeps its text where YAML would rewrite a
+// number in it.
+//
+// The stock provider reads a variable's value as YAML. A field typed as a string gets the
+// text back, but a field of any type (a resource attribute's value) and the Prometheus
+// receiver's scrape configuration (target labels) get what YAML made of it: cluster "007"
+// became cluster="7", deployment "0042" deployment="34" (octal), node "1e3" node="1000",
+// version "1.10" "1.1" (open-telemetry/opentelemetry-collector-contrib#36183). Here a value
+// that YAML reads as a number whose plain decimal form is not the text itself stays that
+// text. A number written plainly (8080, -1, 0.5) stays a number for numeric fields; one
+// that is not (0512, 0x1F) now fails a numeric field with an error naming it, where the
+// stock provider passed a different number.
+package envprovider // import "github.com/modelplaneai/otelcol-modelplane/internal/envprovider"
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+
+	"go.opentelemetry.io/collector/confmap"
+	stock "go.opentelemetry.io/collector/confmap/provider/envprovider"
+	"go.uber.org/zap"
+)
+
+// NewFactory returns the factory of the "env" provider.
+func NewFactory() confmap.ProviderFactory {
+	return confmap.NewProviderFactory(func(set confmap.ProviderSettings) confmap.Provider {
+		logger := set.Logger
+		if logger == nil {
+			logger = zap.NewNop()
+		}
+		return &provider{Provider: stock.NewFactory().Create(set), logger: logger, said: map[string]bool{}}
+	})
+}
+
+type provider struct {
+	confmap.Provider
+	logger *zap.Logger
+
+	mu   sync.Mutex
+	said map[string]bool // the variables logged as kept: once each, not once per reference
+}
+
+func (p *provider) Retrieve(ctx context.Context, uri string, watcher confmap.WatcherFunc) (*confmap.Retrieved, error) {
+	r, err := p.Provider.Retrieve(ctx, uri, watcher)
+	if err != nil {
+		return nil, err
+	}
+	value, err := r.AsRaw()
+	if err != nil {
+		return r, nil
+	}
+	text, err := r.AsString()
+	if err != nil || !rewritesNumber(value, text) {
+		return r, nil
+	}
+	// A numeric field given this value now fails; the line tells why it got text.
+	name, _, _ := strings.Cut(strings.TrimPrefix(uri, "env:"), ":-")
+	p.mu.Lock()
+	first := !p.said[name]
+	p.said[name] = true
+	p.mu.Unlock()
+	if first {
+		p.logger.Info("Environment variable kept as its text: YAML would read it as another number",
+			zap.String("name", name), zap.String("value", text), zap.Any("as_yaml", value))
+	}
+	return confmap.NewRetrieved(text)
+}
+
+// rewritesNumber reports whether YAML read text as a number that is not written as text is.
+func rewritesNumber(value any, text string) bool {
+	var plain string
+	switch v := value.(type) {
+	case int:
+		plain = strconv.Itoa(v)
+	case int64:
+		plain = strconv.FormatInt(v, 10)
+	case uint64:
+		plain = strconv.FormatUint(v, 10)
+	case float64:
+		plain = strconv.FormatFloat(v, 'f', -1, 64)
+	default:
+		return false
+	}
+	// Surrounding blanks are not part of a number; the stock provider ignores them too.
+	return plain != strings.TrimSpace(text)
+}

@@ -1,0 +1,176 @@
+package envprovider
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+	stock "go.opentelemetry.io/collector/confmap/provider/envprovider"
+	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+)
+
+// resolve expands doc (YAML with ${env:...} references) as the collector does, with the
+// given env provider.
+func resolve(t *testing.T, env confmap.ProviderFactory, doc string, logger ...*zap.Logger) *confmap.Conf {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(doc), 0o600))
+	r, err := confmap.NewResolver(confmap.ResolverSettings{
+		URIs:              []string{"file:" + file},
+		ProviderFactories: []confmap.ProviderFactory{env, fileprovider.NewFactory()},
+		DefaultScheme:     "env",
+		ProviderSettings:  confmap.ProviderSettings{Logger: append(logger, zap.NewNop())[0]},
+	})
+	require.NoError(t, err)
+	conf, err := r.Resolve(context.Background())
+	require.NoError(t, err)
+	return conf
+}
+
+// attribute is shaped like a resource processor action: its value may be of any type.
+type attribute struct {
+	Value any `mapstructure:"value"`
+}
+
+// A value YAML would read as a number written otherwise keeps its text in a field of any
+// type; the stock provider's result is shown beside it.
+func TestValueKeepsItsText(t *testing.T) {
+	for _, c := range []struct {
+		env   string
+		want  any
+		stock any
+	}{
+		{"007", "007", 7},
+		{"0042", "0042", 34}, // read as octal
+		{"08", "08", 8.0},
+		{"0x1F", "0x1F", 31},
+		{"1e3", "1e3", 1000.0},
+		{"1.10", "1.10", 1.1},
+		{"1.0", "1.0", 1.0},
+		{".5", ".5", 0.5},
+		{"+1", "+1", 1},
+		// Numbers written plainly stay numbers; everything else is as before.
+		{"8080", 8080, 8080},
+		{"-1", -1, -1},
+		{"0.5", 0.5, 0.5},
+		{" 42 ", 42, 42},
+		{"prod-eu", "prod-eu", "prod-eu"},
+		{"true", true, true},
+		{"[a, b]", []any{"a", "b"}, []any{"a", "b"}},
+	} {
+		t.Run(c.env, func(t *testing.T) {
+			t.Setenv("MODELPLANE_TEST_VALUE", c.env)
+			for _, p := range []struct {
+				name    string
+				factory confmap.ProviderFactory
+				want    any
+			}{{"ours", NewFactory(), c.want}, {"stock", stock.NewFactory(), c.stock}} {
+				var got attribute
+				require.NoError(t, resolve(t, p.factory, "value: ${env:MODELPLANE_TEST_VALUE}").Unmarshal(&got))
+				assert.Equal(t, p.want, got.Value, p.name)
+			}
+		})
+	}
+}
+
+// The default after :- is read the same way.
+func TestDefaultKeepsItsText(t *testing.T) {
+	var got attribute
+	require.NoError(t, resolve(t, NewFactory(), "value: ${env:MODELPLANE_TEST_UNSET:-007}").Unmarshal(&got))
+	assert.Equal(t, "007", got.Value)
+}
+
+// Typed fields: a string field always had the text; a numeric field takes a plainly written
+// number and refuses one written otherwise, naming the field and the value, where the stock
+// provider passed another number (0512 MiB as 330).
+func TestTypedFields(t *testing.T) {
+	type limits struct {
+		Name     string `mapstructure:"name"`
+		LimitMiB uint32 `mapstructure:"limit_mib"`
+		Alias    string `mapstructure:"alias"`
+	}
+	doc := "name: ${env:MODELPLANE_TEST_NAME}\nlimit_mib: ${env:MODELPLANE_TEST_LIMIT}\nalias: ${env:MODELPLANE_TEST_NAME}"
+	t.Setenv("MODELPLANE_TEST_NAME", "0042")
+	t.Setenv("MODELPLANE_TEST_LIMIT", "512")
+	var got limits
+	require.NoError(t, resolve(t, NewFactory(), doc).Unmarshal(&got))
+	assert.Equal(t, limits{Name: "0042", LimitMiB: 512, Alias: "0042"}, got)
+
+	t.Setenv("MODELPLANE_TEST_LIMIT", "0512")
+	var stockGot limits
+	require.NoError(t, resolve(t, stock.NewFactory(), doc).Unmarshal(&stockGot))
+	assert.Equal(t, uint32(330), stockGot.LimitMiB, "the stock provider reads it as octal")
+	core, logs := observer.New(zap.InfoLevel)
+	err := resolve(t, NewFactory(), doc, zap.New(core)).Unmarshal(&got)
+	assert.ErrorContains(t, err, "'limit_mib' expected type 'uint32', got unconvertible type 'string'")
+	// The log says which variables are text, and why: once each, though NAME is read twice.
+	var said []map[string]any
+	for _, e := range logs.All() {
+		assert.Equal(t, "Environment variable kept as its text: YAML would read it as another number", e.Message)
+		said = append(said, e.ContextMap())
+	}
+	assert.ElementsMatch(t, []map[string]any{
+		{"name": "MODELPLANE_TEST_NAME", "value": "0042", "as_yaml": int64(34)},
+		{"name": "MODELPLANE_TEST_LIMIT", "value": "0512", "as_yaml": int64(330)},
+	}, said)
+}
+
+// A reference inside a longer string was always text, and stays so.
+func TestEmbeddedReference(t *testing.T) {
+	t.Setenv("MODELPLANE_TEST_VALUE", "0042")
+	var got attribute
+	require.NoError(t, resolve(t, NewFactory(), "value: node-${env:MODELPLANE_TEST_VALUE}").Unmarshal(&got))
+	assert.Equal(t, "node-0042", got.Value)
+}
+
+func TestScheme(t *testing.T) {
+	p := NewFactory().Create(confmaptest.NewNopProviderSettings())
+	assert.Equal(t, "env", p.Scheme())
+	_, err := p.Retrieve(context.Background(), "file:x", nil)
+	assert.ErrorContains(t, err, `"file:x" uri is not supported by "env" provider`)
+	assert.NoError(t, p.Shutdown(context.Background()))
+}
+
+// For any value: ours gives what the stock provider gives, or the value's text where the
+// stock provider read a number not written as the value is.
+func FuzzRetrieve(f *testing.F) {
+	for _, s := range []string{"007", "0x1F", "1e3", "1.10", "8080", "-1", "0.5", "prod", "true", "[1, 2]", "{a: 1}", "~", "", " 7 ", "1_000", ".inf", "-.5"} {
+		f.Add(s)
+	}
+	ours := NewFactory().Create(confmaptest.NewNopProviderSettings())
+	theirs := stock.NewFactory().Create(confmaptest.NewNopProviderSettings())
+	f.Fuzz(func(t *testing.T, value string) {
+		if strings.ContainsRune(value, 0) {
+			return // not an environment variable's value
+		}
+		t.Setenv("MODELPLANE_FUZZ_VALUE", value)
+		got, err := ours.Retrieve(context.Background(), "env:MODELPLANE_FUZZ_VALUE", nil)
+		want, wantErr := theirs.Retrieve(context.Background(), "env:MODELPLANE_FUZZ_VALUE", nil)
+		if wantErr != nil { // such as a map with a key that is not a string
+			assert.Equal(t, wantErr, err)
+			return
+		}
+		require.NoError(t, err)
+		gotRaw, err := got.AsRaw()
+		require.NoError(t, err)
+		wantRaw, err := want.AsRaw()
+		require.NoError(t, err)
+		if rewritesNumber(wantRaw, value) {
+			assert.Equal(t, value, gotRaw)
+			return
+		}
+		assert.Equal(t, wantRaw, gotRaw)
+		gotText, gotErr := got.AsString()
+		wantText, wantErr := want.AsString()
+		assert.Equal(t, wantText, gotText)
+		assert.Equal(t, wantErr == nil, gotErr == nil)
+	})
+}
