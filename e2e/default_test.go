@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -148,11 +149,11 @@ func TestEmbeddedDefaultNamesABadVariable(t *testing.T) {
 	}
 }
 
-// The shipped standalone config reads the cluster, the deployment and the node from
-// environment variables. Their values reach the series as written: with the collector's own
-// env provider, cluster 01 became cluster="1", deployment 0042 deployment="34" (read as
-// octal) and host 1e3 node="1000" (internal/envprovider).
-func TestVariablesKeepTheirText(t *testing.T) {
+// startStandalone runs the shipped standalone config (deploy/standalone/config.yaml) against
+// a local vLLM and SGLang, with env as the collector's whole environment, and returns where
+// it serves.
+func startStandalone(t *testing.T, env []string) (*process, string) {
+	t.Helper()
 	vllm := startEngine(t, "vllm", "vllm.prom", nil)
 	sglang := startEngine(t, "sglang", "sglang.prom", nil)
 	endpoint := freeport.Addr(t)
@@ -166,9 +167,13 @@ func TestVariablesKeepTheirText(t *testing.T) {
 	).Replace(string(shipped))
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
+	return startWithEnv(t, env, collectorBin, "--config="+path), endpoint
+}
 
-	env := append(os.Environ(), "MODELPLANE_CLUSTER=01", "MODELPLANE_DEPLOYMENT=0042", "HOSTNAME=1e3")
-	p := startWithEnv(t, env, collectorBin, "--config="+path)
+// requestsWaiting returns the modelplane_requests_waiting lines served at endpoint once both
+// engines have theirs.
+func requestsWaiting(t *testing.T, endpoint string) []string {
+	t.Helper()
 	var waiting []string
 	eventually(t, "modelplane_requests_waiting of both engines", func() bool {
 		waiting = waiting[:0]
@@ -179,7 +184,17 @@ func TestVariablesKeepTheirText(t *testing.T) {
 		}
 		return len(waiting) == 2
 	})
-	for _, line := range waiting {
+	return waiting
+}
+
+// The shipped standalone config reads the cluster, the deployment and the node from
+// environment variables. Their values reach the series as written: with the collector's own
+// env provider, cluster 01 became cluster="1", deployment 0042 deployment="34" (read as
+// octal) and host 1e3 node="1000" (internal/envprovider).
+func TestVariablesKeepTheirText(t *testing.T) {
+	env := append(os.Environ(), "MODELPLANE_CLUSTER=01", "MODELPLANE_DEPLOYMENT=0042", "HOSTNAME=1e3")
+	p, endpoint := startStandalone(t, env)
+	for _, line := range requestsWaiting(t, endpoint) {
 		for _, label := range []string{`cluster="01"`, `deployment="0042"`, `node="1e3"`, `replica="1e3-`} {
 			assert.Contains(t, line, label)
 		}
@@ -187,5 +202,29 @@ func TestVariablesKeepTheirText(t *testing.T) {
 	// Each variable kept as text is said once, however often the config reads it.
 	for _, name := range []string{"MODELPLANE_CLUSTER", "MODELPLANE_DEPLOYMENT", "HOSTNAME"} {
 		assert.Equal(t, 1, strings.Count(p.out.String(), `"name": "`+name+`"`), name)
+	}
+}
+
+// Under the systemd unit the standalone config runs with the environment systemd gives a
+// service, which has no HOSTNAME: every host then sent node="localhost" and replica
+// "local-vllm", the same series from each, colliding in the backend. The unit sets HOSTNAME
+// to the host's name (%H); here its Environment= lines are the collector's whole environment.
+func TestStandaloneUnitNamesTheHost(t *testing.T) {
+	host, err := os.Hostname()
+	require.NoError(t, err)
+	unit, err := os.ReadFile(filepath.Join(repoRoot(), "deploy", "standalone", "otelcol-modelplane.service"))
+	require.NoError(t, err)
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	for _, line := range strings.Split(string(unit), "\n") {
+		if kv, ok := strings.CutPrefix(line, "Environment="); ok {
+			kv = strings.ReplaceAll(kv, "%H", host)
+			require.NotContains(t, kv, "%", "a systemd specifier this test does not resolve: %s", line)
+			env = append(env, kv)
+		}
+	}
+	_, endpoint := startStandalone(t, env)
+	for _, line := range requestsWaiting(t, endpoint) {
+		assert.Contains(t, line, `node="`+host+`"`)
+		assert.Regexp(t, `replica="`+regexp.QuoteMeta(host)+`-(vllm|sglang)"`, line)
 	}
 }
