@@ -5,9 +5,7 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -349,7 +347,3 @@ func eventually(t *testing.T, what string, f func() bool) {
 		time.Sleep(250 * time.Millisecond)
 	}
 }
-
-var _ = context.Background
-var _ = fmt.Sprint
-var _ = strings.Contains

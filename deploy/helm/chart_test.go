@@ -575,13 +575,19 @@ func serveSelfTelemetry(t *testing.T) {
 // IP here 127.0.0.1), until the test ends.
 func startRenderedCollector(t *testing.T, bin string, cfg map[string]any, more ...string) {
 	t.Helper()
+	startRenderedCollectorOn(t, bin, "127.0.0.1", cfg, more...)
+}
+
+// startRenderedCollectorOn is startRenderedCollector with podIP as the pod's IP.
+func startRenderedCollectorOn(t *testing.T, bin, podIP string, cfg map[string]any, more ...string) {
+	t.Helper()
 	runCollector(t, cfg, func(config string) *exec.Cmd {
 		args := []string{"--config=" + config}
 		for _, m := range more {
 			args = append(args, "--config="+m)
 		}
 		cmd := exec.Command(bin, args...)
-		cmd.Env = append(os.Environ(), "POD_IP=127.0.0.1", "NODE_NAME=node-1")
+		cmd.Env = append(os.Environ(), "POD_IP="+podIP, "NODE_NAME=node-1")
 		return cmd
 	})
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -57,8 +59,9 @@ func TestOTLPPush(t *testing.T) {
 	}
 	assert.True(t, podIP)
 	cfg := renderedConfig(t, out)
-	assert.Equal(t, "${env:POD_IP}:4317", dig(cfg, "receivers", "otlp", "protocols", "grpc", "endpoint"))
-	assert.Equal(t, "${env:POD_IP}:4318", dig(cfg, "receivers", "otlp", "protocols", "http", "endpoint"))
+	// In brackets, so an IPv6 pod IP is an address too.
+	assert.Equal(t, "[${env:POD_IP}]:4317", dig(cfg, "receivers", "otlp", "protocols", "grpc", "endpoint"))
+	assert.Equal(t, "[${env:POD_IP}]:4318", dig(cfg, "receivers", "otlp", "protocols", "http", "endpoint"))
 	assert.Contains(t, dig(cfg, "service", "pipelines", "metrics", "receivers"), "otlp")
 	assert.Equal(t, true, dig(cfg, "processors", "modelplane_mapping", "otlp_names"))
 	validateCollectorConfig(t, out)
@@ -80,14 +83,25 @@ func TestOTLPPush(t *testing.T) {
 	assert.Nil(t, dig(cfg, "processors", "modelplane_mapping", "otlp_names"))
 	assert.NotContains(t, off[chartDir+"/templates/daemonset.yaml"], "hostPort")
 
-	pushThroughRenderedConfig(t)
+	// A pod IP of either family: on an IPv6 cluster an unbracketed endpoint failed the
+	// collector's start ("too many colons in address").
+	for _, podIP := range []string{"127.0.0.1", "::1"} {
+		t.Run(podIP, func(t *testing.T) {
+			ln, err := net.Listen("tcp", net.JoinHostPort(podIP, "0"))
+			if err != nil {
+				t.Skipf("no %s on this machine: %v", podIP, err)
+			}
+			require.NoError(t, ln.Close())
+			pushThroughRenderedConfig(t, podIP)
+		})
+	}
 }
 
 // pushThroughRenderedConfig starts the collector with the chart's OTLP receiver and mapping
-// processor (the pod IP here 127.0.0.1; a Prometheus endpoint standing in for the sinks),
+// processor (with podIP as the pod's IP; a Prometheus endpoint standing in for the sinks),
 // pushes the AI gateway's request-duration histogram over OTLP/HTTP under its OpenTelemetry
 // name, and reads it back mapped.
-func pushThroughRenderedConfig(t *testing.T) {
+func pushThroughRenderedConfig(t *testing.T, podIP string) {
 	bin := collectorBinaryFor(t, "OTLP push not run")
 	if bin == "" {
 		return
@@ -96,9 +110,9 @@ func pushThroughRenderedConfig(t *testing.T) {
 	out, err := renderValues(t, fmt.Sprintf("otlp: {enabled: true, grpcPort: %d, httpPort: %d}\n", grpcPort, httpPort))
 	require.NoError(t, err)
 	rendered := renderedConfig(t, out)
-	startRenderedCollector(t, bin, otlpPipeline(rendered, "prometheus", map[string]any{"endpoint": fmt.Sprintf("127.0.0.1:%d", promPort)}))
+	startRenderedCollectorOn(t, bin, podIP, otlpPipeline(rendered, "prometheus", map[string]any{"endpoint": fmt.Sprintf("127.0.0.1:%d", promPort)}))
 
-	page := pushUntilServed(t, httpPort, promPort, gatewayHistogram(), "modelplane_frontend_request_duration_seconds_count{")
+	page := pushUntilServed(t, net.JoinHostPort(podIP, strconv.Itoa(httpPort)), promPort, gatewayHistogram(), "modelplane_frontend_request_duration_seconds_count{")
 	assert.Contains(t, page, `gen_ai_operation_name="chat"`)
 	assert.Contains(t, page, `gen_ai_request_model="llama"`)
 	assert.Contains(t, page, `le="0.5"`)
@@ -145,13 +159,13 @@ func gatewayHistogram() pmetric.Metrics {
 
 // pushUntilServed pushes md over OTLP/HTTP to the collector's port httpPort until the
 // Prometheus endpoint at promPort serves a page that contains want, and returns that page.
-func pushUntilServed(t *testing.T, httpPort, promPort int, md pmetric.Metrics, want string) string {
+func pushUntilServed(t *testing.T, otlpHTTP string, promPort int, md pmetric.Metrics, want string) string {
 	t.Helper()
 	body, err := pmetricotlp.NewExportRequestFromMetrics(md).MarshalProto()
 	require.NoError(t, err)
 	var page string
 	require.Eventually(t, func() bool {
-		resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/v1/metrics", httpPort), "application/x-protobuf", bytes.NewReader(body))
+		resp, err := http.Post("http://"+otlpHTTP+"/v1/metrics", "application/x-protobuf", bytes.NewReader(body))
 		if err != nil {
 			return false
 		}

@@ -2,6 +2,7 @@ package helm
 
 import (
 	"bufio"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,12 +99,12 @@ func pageNames(t *testing.T, file string) []string {
 // Discovered pods, as Kubernetes discovery labels them: annotated for scraping and one of a
 // dcgm-exporter, an endpoint picker, or something else.
 var (
-	annotatedDCGMExporter = []string{"__address__", "10.0.0.4:9400", "__meta_kubernetes_pod_annotation_prometheus_io_scrape", "true",
+	annotatedDCGMExporter = []string{"__address__", "10.0.0.4:9400", "__meta_kubernetes_pod_ip", "10.0.0.4", "__meta_kubernetes_pod_annotation_prometheus_io_scrape", "true",
 		"__meta_kubernetes_pod_annotation_prometheus_io_port", "9400", "__meta_kubernetes_pod_container_port_number", "9400",
 		"__meta_kubernetes_pod_label_app", "nvidia-dcgm-exporter"}
-	annotatedPicker = []string{"__address__", "10.0.0.5:9090", "__meta_kubernetes_pod_annotation_prometheus_io_scrape", "true",
+	annotatedPicker = []string{"__address__", "10.0.0.5:9090", "__meta_kubernetes_pod_ip", "10.0.0.5", "__meta_kubernetes_pod_annotation_prometheus_io_scrape", "true",
 		"__meta_kubernetes_pod_container_port_number", "9090", "__meta_kubernetes_pod_label_modelplane_ai_component", "endpoint-picker"}
-	annotatedOther = []string{"__address__", "10.0.0.6:8080", "__meta_kubernetes_pod_annotation_prometheus_io_scrape", "true",
+	annotatedOther = []string{"__address__", "10.0.0.6:8080", "__meta_kubernetes_pod_ip", "10.0.0.6", "__meta_kubernetes_pod_annotation_prometheus_io_scrape", "true",
 		"__meta_kubernetes_pod_container_port_number", "8080", "__meta_kubernetes_pod_label_app", "kv-cache-indexer"}
 )
 
@@ -167,11 +168,13 @@ func TestEnginePort(t *testing.T) {
 	out, err := renderValues(t, "")
 	require.NoError(t, err)
 	engines := scrapeJobs(t, out)["engines"]
-	pod := func(port, name string, more ...string) []string {
-		return append([]string{"__address__", "10.0.0.7:" + port, "__meta_kubernetes_pod_container_port_number", port,
+	podOn := func(ip, port, name string, more ...string) []string {
+		return append([]string{"__address__", net.JoinHostPort(ip, port), "__meta_kubernetes_pod_ip", ip,
+			"__meta_kubernetes_pod_container_port_number", port,
 			"__meta_kubernetes_pod_container_port_name", name, "__meta_kubernetes_pod_label_modelplane_ai_engine", "vllm",
 			"__meta_kubernetes_namespace", "inference", "__meta_kubernetes_pod_name", "llama-0"}, more...)
 	}
+	pod := func(port, name string, more ...string) []string { return podOn("10.0.0.7", port, name, more...) }
 	address := func(meta []string) string {
 		l, keep := engines.target(meta...)
 		if !keep {
@@ -199,4 +202,25 @@ func TestEnginePort(t *testing.T) {
 	assert.Equal(t, "llama-0", strip(http).Get("replica"))
 	assert.Equal(t, "not scraped", address(pod("8000", "http", "__meta_kubernetes_pod_annotation_modelplane_ai_metrics_port", "http")),
 		"an annotation that is no port number")
+
+	// An IPv6 pod (an IPv6 or dual-stack cluster): the annotated port goes with the address in
+	// brackets. The rule taking the host from the discovered address as everything up to the
+	// first colon left "[fd00:10:244::7]:5557" as it was: the wrong port.
+	assert.Equal(t, "[fd00:10:244::7]:8000", address(podOn("fd00:10:244::7", "8000", "metrics")))
+	assert.Equal(t, "[fd00:10:244::7]:8000", address(podOn("fd00:10:244::7", "5557", "zmq", annotated...)))
+	assert.Equal(t, "[fd00:10:244::7]:8000", address(podOn("fd00:10:244::7", "8000", "http", annotated...)))
+}
+
+// The annotated job scrapes the port prometheus.io/port names, on an IPv4 or an IPv6 pod.
+func TestAnnotatedPort(t *testing.T) {
+	out, err := renderValues(t, "")
+	require.NoError(t, err)
+	annotated := scrapeJobs(t, out)["annotated"]
+	for ip, want := range map[string]string{"10.0.0.6": "10.0.0.6:9100", "fd00:10:244::6": "[fd00:10:244::6]:9100"} {
+		l, keep := annotated.target("__address__", net.JoinHostPort(ip, "8080"), "__meta_kubernetes_pod_ip", ip,
+			"__meta_kubernetes_pod_annotation_prometheus_io_scrape", "true", "__meta_kubernetes_pod_annotation_prometheus_io_port", "9100",
+			"__meta_kubernetes_pod_container_port_number", "8080", "__meta_kubernetes_pod_label_app", "kv-cache-indexer")
+		require.True(t, keep, ip)
+		assert.Equal(t, want, l.Get("__address__"), ip)
+	}
 }

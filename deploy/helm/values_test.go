@@ -109,7 +109,7 @@ config:
 	m := md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().AppendEmpty()
 	m.SetName("team_queue_depth")
 	m.SetEmptyGauge().DataPoints().AppendEmpty().SetIntValue(7)
-	page := pushUntilServed(t, httpPort, promPort, md, "modelplane_frontend_request_duration_seconds_count{")
+	page := pushUntilServed(t, fmt.Sprintf("127.0.0.1:%d", httpPort), promPort, md, "modelplane_frontend_request_duration_seconds_count{")
 	assert.Contains(t, page, "team_queue_depth{")
 }
 
