@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -136,7 +138,11 @@ func decodeDocument(source, at string, node *yaml.Node) (MetricMapping, string, 
 	if head.APIVersion != APIVersion {
 		return MetricMapping{}, "", fmt.Errorf("%s: %s: apiVersion: %q is not supported (want %s)", source, label, head.APIVersion, APIVersion)
 	}
-	// Decode again, strictly, so a misspelt field is an error and not silently ignored.
+	// A misspelt field is an error, not silently ignored: named with its line in the file.
+	if unknown := UnknownFields(node, reflect.TypeOf(document{}), "", true); len(unknown) > 0 {
+		return MetricMapping{}, "", fmt.Errorf("%s: %s: %s", source, label, strings.Join(unknown, "; "))
+	}
+	// Decode again, strictly, for what the walk does not check (a list where a string goes).
 	raw, err := yaml.Marshal(node)
 	if err != nil {
 		return MetricMapping{}, "", fmt.Errorf("%s: %s: %w", source, label, err)

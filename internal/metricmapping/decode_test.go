@@ -84,8 +84,8 @@ spec: {}
 	assert.Equal(t, []string{`mappings/engine.yaml: document 1 (ConfigMap "not-a-mapping")`}, res.Skipped)
 	require.Len(t, res.Errors, 3)
 	assert.Equal(t, `mappings/engine.yaml: MetricMapping "my-engine": metrics[3].fromUnit: unknown unit "Milisecond" (want one of Millijoules, Milliseconds, Nanoseconds, Mebibytes, Percent, Microseconds, Kibibytes, Gibibytes, Kilobytes, Megabytes, Gigabytes, Milliwatts)`, res.Errors[0].Error())
-	assert.Contains(t, res.Errors[1].Error(), `mappings/engine.yaml: MetricMapping "typo": `)
-	assert.Contains(t, res.Errors[1].Error(), `field too not found`)
+	// A misspelt field, with its line in the file and the fields allowed there.
+	assert.Equal(t, `mappings/engine.yaml: MetricMapping "typo": line 40: metrics[0]: unknown field "too" (want from, to, fromUnit, part, labels)`, res.Errors[1].Error())
 	assert.Equal(t, `mappings/engine.yaml: MetricMapping "future": apiVersion: "modelplane.ai/v2" is not supported (want modelplane.ai/v1alpha1)`, res.Errors[2].Error())
 }
 
@@ -207,8 +207,8 @@ func TestDecodeKubectlListAsJSON(t *testing.T) {
 	assert.Equal(t, "triton", res.Mappings[0].Name)
 	require.Len(t, res.Errors, 1)
 	// An item without a name is named by where it stands.
-	assert.Contains(t, res.Errors[0].Error(), "cluster.json: document 1, items[1]: ")
-	assert.Contains(t, res.Errors[0].Error(), "field lables not found")
+	// The line is the file's, not the item's (yaml's own strict decoding counted from the item).
+	assert.Equal(t, `cluster.json: document 1, items[1]: line 13: metrics[0]: unknown field "lables" (want from, to, fromUnit, part, labels)`, res.Errors[0].Error())
 }
 
 func TestDecodeMetricMappingList(t *testing.T) {
@@ -243,4 +243,60 @@ func TestDecodeListErrors(t *testing.T) {
 			assert.Contains(t, res.Errors[0].Error(), tc.err)
 		})
 	}
+}
+
+// Misspelt fields at every depth are named together, each with its line, its path and the
+// fields allowed there.
+func TestDecodeNamesEveryUnknownField(t *testing.T) {
+	data := `apiVersion: modelplane.ai/v1alpha1
+kind: MetricMapping
+metadata: {name: typos, labels: {team: a}}
+specs: {}
+spec:
+  metric: []
+  metrics:
+  - {from: a, to: modelplane_a}
+  - from: b
+    to: modelplane_b
+    form: c
+    labels:
+    - {name: x, vaule: y}
+status: {anything: goes}
+`
+	res := Decode("t.yaml", []byte(data))
+	require.Len(t, res.Errors, 1)
+	assert.Equal(t, `t.yaml: MetricMapping "typos": `+
+		`line 4: unknown field "specs" (want apiVersion, kind, metadata, spec, status); `+
+		`line 6: spec: unknown field "metric" (want metrics); `+
+		`line 11: metrics[1]: unknown field "form" (want from, to, fromUnit, part, labels); `+
+		`line 13: metrics[1].labels[0]: unknown field "vaule" (want name, value, from, values)`, res.Errors[0].Error())
+}
+
+// YAML anchors, aliases and merge keys are read as yaml reads them: shared labels merged
+// into entries are no unknown field, and a misspelt field in the anchored part is one.
+func TestDecodeMergeKeys(t *testing.T) {
+	data := `apiVersion: modelplane.ai/v1alpha1
+kind: MetricMapping
+metadata: {name: anchors}
+spec:
+  metrics:
+  - &base {from: a, to: modelplane_a, labels: [&lbl {name: x, value: y}]}
+  - <<: *base
+    from: b
+    to: modelplane_b
+  - {from: c, to: modelplane_c, labels: [*lbl]}
+  - <<: [*base]
+    from: d
+    to: modelplane_d
+`
+	res := Decode("a.yaml", []byte(data))
+	require.Empty(t, res.Errors)
+	require.Len(t, res.Mappings, 1)
+	require.Len(t, res.Mappings[0].Metrics, 4)
+	assert.Equal(t, "modelplane_b", res.Mappings[0].Metrics[1].To)
+	assert.Equal(t, "x", res.Mappings[0].Metrics[1].Labels[0].Name)
+
+	res = Decode("a.yaml", []byte(strings.Replace(data, "&lbl {name: x, value: y}", "&lbl {name: x, valeu: y}", 1)))
+	require.Len(t, res.Errors, 1)
+	assert.Equal(t, `a.yaml: MetricMapping "anchors": line 6: metrics[0].labels[0]: unknown field "valeu" (want name, value, from, values)`, res.Errors[0].Error(), "said once, where it is written")
 }

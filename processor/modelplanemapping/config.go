@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -114,6 +116,13 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 		data, err := yaml.Marshal(v)
 		if err != nil {
 			return fmt.Errorf("mappings: %w", err)
+		}
+		var node yaml.Node
+		if err := yaml.Unmarshal(data, &node); err != nil {
+			return fmt.Errorf("mappings: %w", err)
+		}
+		if unknown := metricmapping.UnknownFields(&node, reflect.TypeOf([]InlineMapping{}), "mappings", false); len(unknown) > 0 {
+			return errors.New(strings.Join(unknown, "; "))
 		}
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		dec.KnownFields(true)
