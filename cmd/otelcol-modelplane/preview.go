@@ -18,12 +18,15 @@ const previewUsage = `Usage: otelcol-modelplane preview [flags] SOURCE
 
 Shows the modelplane_* series otelcol-modelplane makes of one /metrics page: the page the
 embedded default's Prometheus endpoint would serve for it. SOURCE is an http(s) URL of an
-engine's /metrics, a file holding such a page, or - to read it from stdin
-(kubectl exec POD -- curl -s localhost:8000/metrics | otelcol-modelplane preview -). The collector itself scrapes the page once,
-maps it with the built-in mappings, every --mapping file and, with --cluster, the cluster's
-MetricMapping objects (in the collector's run order), and prints its exporter's page; the
-points in, mapped and dropped go to stderr. A mapping file or cluster object with a problem
-fails it with a message naming the file or object, the field and the value.
+engine's /metrics, a file holding such a page, or - to read it from stdin:
+
+  kubectl exec POD -- curl -s localhost:8000/metrics | otelcol-modelplane preview -
+
+The collector itself scrapes the page once, maps it with the built-in mappings, every
+--mapping file and, with --cluster, the cluster's MetricMapping objects (in the collector's
+run order), and prints its exporter's page; the points in, mapped and dropped go to stderr.
+A mapping file or cluster object with a problem fails it with a message naming the file or
+object, the field and the value.
 
 Flags:
 `
