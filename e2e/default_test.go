@@ -208,23 +208,32 @@ func TestVariablesKeepTheirText(t *testing.T) {
 // Under the systemd unit the standalone config runs with the environment systemd gives a
 // service, which has no HOSTNAME: every host then sent node="localhost" and replica
 // "local-vllm", the same series from each, colliding in the backend. The unit sets HOSTNAME
-// to the host's name (%H); here its Environment= lines are the collector's whole environment.
-func TestStandaloneUnitNamesTheHost(t *testing.T) {
+// to the host's name (%H), and where nothing sets it (cron, supervisord, a Debian shell,
+// which does not export it) the env provider gives the host's name.
+func TestStandaloneNamesTheHost(t *testing.T) {
 	host, err := os.Hostname()
 	require.NoError(t, err)
 	unit, err := os.ReadFile(filepath.Join(repoRoot(), "deploy", "standalone", "otelcol-modelplane.service"))
 	require.NoError(t, err)
-	env := []string{"PATH=" + os.Getenv("PATH")}
+	underSystemd := []string{"PATH=" + os.Getenv("PATH")}
 	for _, line := range strings.Split(string(unit), "\n") {
 		if kv, ok := strings.CutPrefix(line, "Environment="); ok {
 			kv = strings.ReplaceAll(kv, "%H", host)
 			require.NotContains(t, kv, "%", "a systemd specifier this test does not resolve: %s", line)
-			env = append(env, kv)
+			underSystemd = append(underSystemd, kv)
 		}
 	}
-	_, endpoint := startStandalone(t, env)
-	for _, line := range requestsWaiting(t, endpoint) {
-		assert.Contains(t, line, `node="`+host+`"`)
-		assert.Regexp(t, `replica="`+regexp.QuoteMeta(host)+`-(vllm|sglang)"`, line)
+	require.Contains(t, underSystemd, "HOSTNAME="+host, "the unit sets HOSTNAME")
+	for name, env := range map[string][]string{
+		"the unit's environment": underSystemd,
+		"no HOSTNAME":            {"PATH=" + os.Getenv("PATH")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, endpoint := startStandalone(t, env)
+			for _, line := range requestsWaiting(t, endpoint) {
+				assert.Contains(t, line, `node="`+host+`"`)
+				assert.Regexp(t, `replica="`+regexp.QuoteMeta(host)+`-(vllm|sglang)"`, line)
+			}
+		})
 	}
 }

@@ -11,10 +11,13 @@
 // text. A number written plainly (8080, -1, 0.5) stays a number for numeric fields; one
 // that is not (0512, 0x1F) now fails a numeric field with an error naming it, where the
 // stock provider passed a different number.
+//
+// HOSTNAME, when the environment does not set it, is the host's name, as a shell gives it.
 package envprovider // import "github.com/modelplaneai/otelcol-modelplane/internal/envprovider"
 
 import (
 	"context"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,10 +43,24 @@ type provider struct {
 	logger *zap.Logger
 
 	mu   sync.Mutex
-	said map[string]bool // the variables logged as kept: once each, not once per reference
+	said map[string]bool // the variables logged about: once each, not once per reference
 }
 
 func (p *provider) Retrieve(ctx context.Context, uri string, watcher confmap.WatcherFunc) (*confmap.Retrieved, error) {
+	name, _, _ := strings.Cut(strings.TrimPrefix(uri, "env:"), ":-")
+	if name == "HOSTNAME" {
+		if _, set := os.LookupEnv(name); !set {
+			// A shell sets HOSTNAME and a service does not (systemd, supervisord, cron; bash
+			// does not even export it on Debian), so a config naming the node after it gave
+			// every host the same name. Unset, it is the host's name, as a shell gives it.
+			if host, err := os.Hostname(); err == nil {
+				p.once("HOSTNAME", func() {
+					p.logger.Info("HOSTNAME is not set: using the host's name", zap.String("value", host))
+				})
+				return confmap.NewRetrieved(host)
+			}
+		}
+	}
 	r, err := p.Provider.Retrieve(ctx, uri, watcher)
 	if err != nil {
 		return nil, err
@@ -57,16 +74,23 @@ func (p *provider) Retrieve(ctx context.Context, uri string, watcher confmap.Wat
 		return r, nil
 	}
 	// A numeric field given this value now fails; the line tells why it got text.
-	name, _, _ := strings.Cut(strings.TrimPrefix(uri, "env:"), ":-")
+	p.once(name, func() {
+		p.logger.Info("Environment variable kept as its text: YAML would read it as another number",
+			zap.String("name", name), zap.String("value", text), zap.Any("as_yaml", value))
+	})
+	return confmap.NewRetrieved(text)
+}
+
+// once runs say the first time it is called for a variable: a config reads a variable as
+// often as it names it, and a reload reads them all again.
+func (p *provider) once(name string, say func()) {
 	p.mu.Lock()
 	first := !p.said[name]
 	p.said[name] = true
 	p.mu.Unlock()
 	if first {
-		p.logger.Info("Environment variable kept as its text: YAML would read it as another number",
-			zap.String("name", name), zap.String("value", text), zap.Any("as_yaml", value))
+		say()
 	}
-	return confmap.NewRetrieved(text)
 }
 
 // rewritesNumber reports whether YAML read text as a number that is not written as text is.

@@ -174,3 +174,27 @@ func FuzzRetrieve(f *testing.F) {
 		assert.Equal(t, wantErr == nil, gotErr == nil)
 	})
 }
+
+// HOSTNAME unset, as under systemd or cron, is the host's name, default or not, and said once;
+// set, it is what it is set to.
+func TestHostnameUnset(t *testing.T) {
+	host, err := os.Hostname()
+	require.NoError(t, err)
+	t.Setenv("HOSTNAME", "")
+	require.NoError(t, os.Unsetenv("HOSTNAME"))
+	core, logs := observer.New(zap.InfoLevel)
+	var got struct {
+		Node    any `mapstructure:"node"`
+		Replica any `mapstructure:"replica"`
+	}
+	require.NoError(t, resolve(t, NewFactory(), "node: ${env:HOSTNAME:-localhost}\nreplica: ${env:HOSTNAME}-vllm", zap.New(core)).Unmarshal(&got))
+	assert.Equal(t, host, got.Node)
+	assert.Equal(t, host+"-vllm", got.Replica)
+	require.Equal(t, 1, logs.Len())
+	assert.Equal(t, "HOSTNAME is not set: using the host's name", logs.All()[0].Message)
+
+	t.Setenv("HOSTNAME", "0042")
+	require.NoError(t, resolve(t, NewFactory(), "node: ${env:HOSTNAME:-localhost}\nreplica: ${env:HOSTNAME}-vllm").Unmarshal(&got))
+	assert.Equal(t, "0042", got.Node)
+	assert.Equal(t, "0042-vllm", got.Replica)
+}
