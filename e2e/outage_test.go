@@ -1,8 +1,14 @@
 package e2e
 
 import (
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,4 +62,73 @@ func TestBackendOutageLosesNothing(t *testing.T) {
 		time.Sleep(time.Second)
 	}
 	assert.Equal(t, float64(rounds), got, "samples in Prometheus after recovery vs scrapes served ("+strconv.Itoa(during)+" during the outage)")
+}
+
+// rateLimiter sits in front of Prometheus and, while limiting, refuses every write with 429
+// Too Many Requests, as Mimir does for a tenant over its ingestion rate.
+type rateLimiter struct {
+	addr     string
+	limiting atomic.Bool
+	refused  atomic.Int64
+}
+
+func startRateLimiter(t *testing.T, upstream string) *rateLimiter {
+	t.Helper()
+	l := &rateLimiter{}
+	target, err := url.Parse("http://" + upstream)
+	require.NoError(t, err)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	l.addr = ln.Addr().String()
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if l.limiting.Load() {
+			l.refused.Add(1)
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "the request has been rejected because the tenant exceeded the ingestion rate limit", http.StatusTooManyRequests)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return l
+}
+
+// A backend that answers 429 for a while and then accepts writes again ends up with one
+// sample per scrape: the refused batches are retried. The remote-write exporter takes a 429
+// as a permanent error and drops the batch unless its RetryOn429 gate is on, which
+// otelcol-modelplane turns on by default (cmd/otelcol-modelplane/modelplane.go).
+func TestRateLimitedBackendLosesNothing(t *testing.T) {
+	prom := startPrometheus(t)
+	limiter := startRateLimiter(t, prom.addr)
+	vllm := startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))
+	col := startCollector(t, collectorSetup{Engines: []*engine{vllm}, Prometheus: limiter.addr, MappingDir: t.TempDir(), Health: freeport.Addr(t)})
+	eventually(t, "first samples", func() bool {
+		return len(prom.query(t, `modelplane_requests_preempted_total{replica="llama-0"}`)) == 1
+	})
+
+	limiter.limiting.Store(true)
+	before := vllm.e.Rounds()
+	time.Sleep(15 * time.Second)
+	during := vllm.e.Rounds() - before
+	limiter.limiting.Store(false)
+	t.Logf("backend answered 429 to %d writes over 15 s; %d scrapes meanwhile", limiter.refused.Load(), during)
+	require.Positive(t, limiter.refused.Load())
+
+	require.NoError(t, vllm.e.Stop())
+	rounds := vllm.e.Rounds()
+	q := `count_over_time(modelplane_requests_preempted_total{replica="llama-0"}[30m])`
+	deadline := time.Now().Add(60 * time.Second)
+	var got float64
+	for time.Now().Before(deadline) {
+		if s := prom.query(t, q); len(s) == 1 {
+			if got = s[0].Value; got == float64(rounds) {
+				break
+			}
+		}
+		time.Sleep(time.Second)
+	}
+	assert.Equal(t, float64(rounds), got, "samples in Prometheus vs scrapes served (%d while the backend answered 429)", during)
+	assert.Zero(t, strings.Count(col.out.String(), "Dropping data"), "batches dropped")
 }

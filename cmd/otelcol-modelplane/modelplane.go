@@ -11,6 +11,8 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"go.opentelemetry.io/collector/featuregate"
+
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
@@ -22,7 +24,32 @@ const reloadCheck = "validate-for-reload"
 // Subcommands of the collector's command line that need no configuration.
 var noConfig = map[string]bool{"components": true, "help": true, "completion": true, "featuregate": true}
 
+// defaultGates are the feature gates this distribution turns on. Every component has
+// registered its gates before this package's init runs, and the command line's
+// --feature-gates=-NAME, read later, still turns one off.
+var defaultGates = []string{
+	// A 429 from the backend (a Mimir tenant over its ingestion rate, VictoriaMetrics' rate
+	// limit) is retried with the exporter's retry_on_failure backoff, as Prometheus' own
+	// remote write does, instead of dropping the batch as a permanent error (the
+	// collector's default since v0.101.0, the gate still alpha at v0.161.0).
+	"exporter.prometheusremotewritexporter.RetryOn429",
+}
+
+func setDefaultGates() error {
+	for _, id := range defaultGates {
+		if err := featuregate.GlobalRegistry().Set(id, true); err != nil {
+			return fmt.Errorf("feature gate %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
 func init() {
+	if err := setDefaultGates(); err != nil {
+		// A gate that the components of this build no longer register: a build that a
+		// unit test (TestDefaultGates) fails first.
+		fmt.Fprintln(os.Stderr, "otelcol-modelplane:", err)
+	}
 	if strings.HasSuffix(os.Args[0], ".test") {
 		return // `go test` of this package: its flags are the test binary's
 	}

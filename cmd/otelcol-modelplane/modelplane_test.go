@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/featuregate"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.yaml.in/yaml/v3"
 
@@ -180,4 +181,14 @@ func TestCheckGeneratedDetectsStaleCode(t *testing.T) {
 	assert.Contains(t, out, "stale: cmd/otelcol-modelplane/components.go")
 	out, err = run("builder-config.yaml")
 	require.NoError(t, err, out)
+}
+
+// The gates this distribution turns on are registered by the components of this build, and on.
+func TestDefaultGates(t *testing.T) {
+	require.NoError(t, setDefaultGates())
+	on := map[string]bool{}
+	featuregate.GlobalRegistry().VisitAll(func(g *featuregate.Gate) { on[g.ID()] = g.IsEnabled() })
+	for _, id := range defaultGates {
+		assert.True(t, on[id], id)
+	}
 }
