@@ -242,11 +242,12 @@ exporters:
       included: ["*"]
     target_info:
       enabled: false
-    # The delivery settings otelcol-modelplane recommends (docs/reliability.md): one consumer
-    # keeps samples in order across retries, and retries never give up on a down backend.
+    # The delivery settings otelcol-modelplane recommends (docs/reliability.md): one request
+    # at a time keeps samples in order across retries, and retries never give up on a down
+    # backend.
     remote_write_queue:
       queue_size: 10000
-      num_consumers: 1
+    max_batch_request_parallelism: 1
     retry_on_failure:
       enabled: true
       initial_interval: 1s

@@ -131,4 +131,7 @@ func TestRateLimitedBackendLosesNothing(t *testing.T) {
 	}
 	assert.Equal(t, float64(rounds), got, "samples in Prometheus vs scrapes served (%d while the backend answered 429)", during)
 	assert.Zero(t, strings.Count(col.out.String(), "Dropping data"), "batches dropped")
+	// The recommended delivery settings start without the exporter's warning about
+	// num_consumers changing meaning in a future release.
+	assert.Zero(t, strings.Count(col.out.String(), "num_consumers"), "a warning about num_consumers")
 }

@@ -76,7 +76,7 @@ works as written and the collector logs no deprecation. */}}
 {{- $type := include "omp.sinkType" $s.type -}}
 {{- $cfg := dict -}}
 {{- if eq $type "prometheus_remote_write" -}}
-{{- $cfg = dict "target_info" (dict "enabled" false) "remote_write_queue" (dict "queue_size" .delivery.queueSize "num_consumers" 1) "retry_on_failure" (dict "enabled" true "initial_interval" "1s" "max_interval" "5s" "max_elapsed_time" 0) "timeout" .delivery.timeout -}}
+{{- $cfg = dict "target_info" (dict "enabled" false) "remote_write_queue" (dict "queue_size" .delivery.queueSize) "max_batch_request_parallelism" 1 "retry_on_failure" (dict "enabled" true "initial_interval" "1s" "max_interval" "5s" "max_elapsed_time" 0) "timeout" .delivery.timeout -}}
 {{- if not (or (hasKey ($s.config | default dict) "resource_to_telemetry_conversion") (hasKey ($s.config | default dict) "resource_constant_labels")) -}}
 {{- $_ := set $cfg "resource_constant_labels" (dict "included" (list "*")) -}}
 {{- end -}}
