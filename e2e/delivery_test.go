@@ -200,13 +200,7 @@ type tokenProxy struct {
 func startTokenProxy(t *testing.T, upstream string, tokens ...string) *tokenProxy {
 	p := &tokenProxy{accepted: map[string]bool{}, used: map[string]int{}}
 	p.accept(tokens...)
-	target, err := url.Parse("http://" + upstream)
-	require.NoError(t, err)
-	rp := httputil.NewSingleHostReverseProxy(target)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	p.addr = ln.Addr().String()
-	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	p.addr = startProxy(t, upstream, func(w http.ResponseWriter, r *http.Request) bool {
 		token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 		p.mu.Lock()
 		ok := p.accepted[token]
@@ -217,13 +211,29 @@ func startTokenProxy(t *testing.T, upstream string, tokens ...string) *tokenProx
 		if !ok {
 			p.refused.Add(1)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
 		}
-		rp.ServeHTTP(w, r)
+		return !ok
+	})
+	return p
+}
+
+// startProxy serves on loopback in front of upstream until the test ends, passing each
+// request on unless refuse answers it (and says so). It returns its address.
+func startProxy(t *testing.T, upstream string, refuse func(http.ResponseWriter, *http.Request) bool) string {
+	t.Helper()
+	target, err := url.Parse("http://" + upstream)
+	require.NoError(t, err)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !refuse(w, r) {
+			rp.ServeHTTP(w, r)
+		}
 	})}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
-	return p
+	return ln.Addr().String()
 }
 
 func (p *tokenProxy) accept(tokens ...string) {

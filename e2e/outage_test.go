@@ -1,10 +1,7 @@
 package e2e
 
 import (
-	"net"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -49,19 +46,27 @@ func TestBackendOutageLosesNothing(t *testing.T) {
 	// Stop scraping and wait for the queue to drain into the restarted backend.
 	require.NoError(t, vllm.e.Stop())
 	rounds := vllm.e.Rounds()
+	got := samplesOnceDrained(t, prom, rounds)
+	assert.Equal(t, float64(rounds), got, "samples in Prometheus after recovery vs scrapes served ("+strconv.Itoa(during)+" during the outage)")
+}
+
+// samplesOnceDrained waits up to a minute for Prometheus to hold want samples of replica
+// llama-0's preemption counter, one per scrape, as the exporter's queue drains into it, and
+// returns how many it holds.
+func samplesOnceDrained(t *testing.T, prom *prometheus, want int) float64 {
+	t.Helper()
 	q := `count_over_time(modelplane_requests_preempted_total{replica="llama-0"}[30m])`
 	deadline := time.Now().Add(60 * time.Second)
 	var got float64
 	for time.Now().Before(deadline) {
 		if s := prom.query(t, q); len(s) == 1 {
-			got = s[0].Value
-			if got == float64(rounds) {
+			if got = s[0].Value; got == float64(want) {
 				break
 			}
 		}
 		time.Sleep(time.Second)
 	}
-	assert.Equal(t, float64(rounds), got, "samples in Prometheus after recovery vs scrapes served ("+strconv.Itoa(during)+" during the outage)")
+	return got
 }
 
 // rateLimiter sits in front of Prometheus and, while limiting, refuses every write with 429
@@ -75,23 +80,15 @@ type rateLimiter struct {
 func startRateLimiter(t *testing.T, upstream string) *rateLimiter {
 	t.Helper()
 	l := &rateLimiter{}
-	target, err := url.Parse("http://" + upstream)
-	require.NoError(t, err)
-	rp := httputil.NewSingleHostReverseProxy(target)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	l.addr = ln.Addr().String()
-	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if l.limiting.Load() {
-			l.refused.Add(1)
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, "the request has been rejected because the tenant exceeded the ingestion rate limit", http.StatusTooManyRequests)
-			return
+	l.addr = startProxy(t, upstream, func(w http.ResponseWriter, _ *http.Request) bool {
+		if !l.limiting.Load() {
+			return false
 		}
-		rp.ServeHTTP(w, r)
-	})}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
+		l.refused.Add(1)
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "the request has been rejected because the tenant exceeded the ingestion rate limit", http.StatusTooManyRequests)
+		return true
+	})
 	return l
 }
 
@@ -118,17 +115,7 @@ func TestRateLimitedBackendLosesNothing(t *testing.T) {
 
 	require.NoError(t, vllm.e.Stop())
 	rounds := vllm.e.Rounds()
-	q := `count_over_time(modelplane_requests_preempted_total{replica="llama-0"}[30m])`
-	deadline := time.Now().Add(60 * time.Second)
-	var got float64
-	for time.Now().Before(deadline) {
-		if s := prom.query(t, q); len(s) == 1 {
-			if got = s[0].Value; got == float64(rounds) {
-				break
-			}
-		}
-		time.Sleep(time.Second)
-	}
+	got := samplesOnceDrained(t, prom, rounds)
 	assert.Equal(t, float64(rounds), got, "samples in Prometheus vs scrapes served (%d while the backend answered 429)", during)
 	assert.Zero(t, strings.Count(col.out.String(), "Dropping data"), "batches dropped")
 	// The recommended delivery settings start without the exporter's warning about
