@@ -69,6 +69,17 @@ var metricMappings = schema.GroupVersionResource{Group: "modelplane.ai", Version
 const clusterSource = "cluster metricmappings.modelplane.ai"
 
 func (c ClusterMappingsConfig) client() (dynamic.Interface, error) {
+	rc, err := c.restConfig()
+	if err != nil {
+		return nil, err
+	}
+	rc.UserAgent = "otelcol-modelplane"
+	return dynamic.NewForConfig(rc)
+}
+
+// restConfig reads the credentials auth_type names: the pod's service account, or a
+// kubeconfig file (read, not contacted).
+func (c ClusterMappingsConfig) restConfig() (*rest.Config, error) {
 	var rc *rest.Config
 	var err error
 	if c.AuthType == AuthServiceAccount {
@@ -83,8 +94,7 @@ func (c ClusterMappingsConfig) client() (dynamic.Interface, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster_mappings (auth_type %s): %w", c.AuthType, err)
 	}
-	rc.UserAgent = "otelcol-modelplane"
-	return dynamic.NewForConfig(rc)
+	return rc, nil
 }
 
 // listClusterMappings reads every MetricMapping once, for the scrape filter, which is built

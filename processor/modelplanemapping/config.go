@@ -188,6 +188,14 @@ func (c *Config) Validate() error {
 	if strictFiles.Load() {
 		_, problems := loadFiles(c.MappingFiles, nil)
 		errs = append(errs, problems...)
+		// A kubeconfig that does not load fails the collector's start, and so a reload that
+		// `validate` let through (the systemd unit's ExecReload). The service account's
+		// credentials exist only in a pod, where `validate` rarely runs: not checked.
+		if c.ClusterMappings.Enabled && c.ClusterMappings.AuthType == AuthKubeConfig {
+			if _, err := c.ClusterMappings.restConfig(); err != nil {
+				errs = append(errs, err)
+			}
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -91,6 +91,24 @@ func TestStrictFileValidation(t *testing.T) {
 	assert.Contains(t, err.Error(), bad+`: MetricMapping "x": metrics[0].to: "requests" does not match ^modelplane_[a-z0-9_]*[a-z0-9]$`)
 }
 
+// `validate` also loads the kubeconfig cluster_mappings names, without contacting the
+// cluster: one that does not load would fail the start, and so a reload validate let through.
+func TestStrictValidationLoadsTheKubeconfig(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "kubeconfig")
+	cfg := createDefaultConfig()
+	cfg.ClusterMappings = ClusterMappingsConfig{Enabled: true, AuthType: AuthKubeConfig, Kubeconfig: missing, SyncTimeout: time.Second}
+	require.NoError(t, cfg.Validate(), "a running collector reports it when it starts")
+	SetStrictFileValidation(true)
+	defer SetStrictFileValidation(false)
+	err := cfg.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cluster_mappings (auth_type kubeConfig): stat "+missing+": no such file or directory")
+
+	require.NoError(t, os.WriteFile(missing, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: https://127.0.0.1:6443}\n"+
+		"users:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n"), 0o600))
+	assert.NoError(t, cfg.Validate(), "a kubeconfig that loads; the cluster is not contacted")
+}
+
 // The built-in catalog loads through the user decoder, holds Modelplane's 29 entries, and
 // every mapping in it is valid.
 func TestBuiltinCatalogCoversReference(t *testing.T) {
