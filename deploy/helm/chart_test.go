@@ -32,6 +32,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
@@ -256,12 +257,60 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		"selfTelemetry: {port: 13133}\n":                               "selfTelemetry.port: 13133 is already healthCheck.port",
 		"selfTelemetry: {level: verbose}\n":                            "at '/selfTelemetry/level': value must be one of",
 		"mappings: [{apiVersion: v1, kind: MetricMapping, metadata: {name: x}, spec: {metrics: [{}]}}]\n": "at '/mappings/0/apiVersion': value must be 'modelplane.ai/v1alpha1'",
+		// Two ConfigMaps in one folder: the API server would refuse the DaemonSet.
+		"mappingConfigMaps: [team, team]\n":           `mappingConfigMaps[1]: "team" is already mounted, by mappingConfigMaps[0]`,
+		chartMapping + "mappingConfigMaps: [chart]\n": `mappingConfigMaps[0]: "chart" is already mounted, by mappings`,
+		"mappingConfigMaps: [Team]\n":                 "at '/mappingConfigMaps/0': 'Team' does not match pattern",
 	}
 	for values, want := range cases {
 		_, err := renderValues(t, values)
 		require.Error(t, err, values)
 		assert.Contains(t, err.Error(), want, values)
 	}
+}
+
+// chartMapping is a `mappings` value with one valid MetricMapping.
+const chartMapping = "mappings: [{apiVersion: modelplane.ai/v1alpha1, kind: MetricMapping, metadata: {name: x}, spec: {metrics: [{from: a, to: modelplane_a}]}}]\n"
+
+// Every name the API server wants a DNS label in is one, and no two mounts share a path,
+// whatever the names of the ConfigMaps and sinks (a ConfigMap's name may hold dots and run to
+// 253 characters; a sink's is a label of up to 63, one more than "sink-" leaves room for).
+func TestVolumesTheAPIServerTakes(t *testing.T) {
+	long := strings.Repeat("m", 63)
+	values := []string{""}
+	for _, dir := range examples(t) {
+		data, err := os.ReadFile(dir)
+		require.NoError(t, err)
+		values = append(values, string(data))
+	}
+	values = append(values, chartMapping+"mappingConfigMaps: [team.mappings.v2, "+strings.Repeat("c", 200)+"]\n"+
+		"sinks: [{name: "+long+", type: otlp_http, endpoint: https://otlp.example.com, secretRef: {name: s}, auth: {bearerTokenKey: token}}]\n")
+	for _, v := range values {
+		out, err := renderValues(t, v)
+		require.NoError(t, err, v)
+		pod := daemonSetOf(t, out).Spec.Template.Spec
+		volumes := map[string]bool{}
+		for _, vol := range pod.Volumes {
+			assert.Empty(t, validation.IsDNS1123Label(vol.Name), "volume %q", vol.Name)
+			assert.False(t, volumes[vol.Name], "volume %q twice", vol.Name)
+			volumes[vol.Name] = true
+		}
+		paths := map[string]bool{}
+		for _, m := range pod.Containers[0].VolumeMounts {
+			assert.True(t, volumes[m.Name], "mount of no volume: %s", m.Name)
+			assert.False(t, paths[m.MountPath], "two mounts at %s", m.MountPath)
+			paths[m.MountPath] = true
+		}
+	}
+	out, err := renderValues(t, values[len(values)-1])
+	require.NoError(t, err)
+	mounts := map[string]string{}
+	for _, m := range daemonSetOf(t, out).Spec.Template.Spec.Containers[0].VolumeMounts {
+		mounts[m.MountPath] = m.Name
+	}
+	assert.Equal(t, "mappings-0", mounts["/etc/otelcol-modelplane/mappings/team.mappings.v2"])
+	assert.Equal(t, "sink-0", mounts["/etc/modelplane/telemetry/"+long])
+	validateCollectorConfig(t, out)
 }
 
 // Sinks copied from a Modelplane TelemetryDestination, which spells the OTLP exporters
@@ -399,8 +448,10 @@ func TestDaemonSetDetails(t *testing.T) {
 	for _, m := range c.VolumeMounts {
 		mounts[m.Name] = m.MountPath
 	}
-	assert.Equal(t, "/etc/modelplane/telemetry/mimir", mounts["sink-mimir"])
-	assert.Equal(t, "/etc/otelcol-modelplane/mappings/team-mappings", mounts["mappings-team-mappings"])
+	// Volumes are named by position (TestVolumesTheAPIServerTakes), folders by name.
+	assert.Equal(t, "/etc/modelplane/telemetry/mimir", mounts["sink-0"])
+	assert.Equal(t, "/etc/modelplane/telemetry/vendor", mounts["sink-1"])
+	assert.Equal(t, "/etc/otelcol-modelplane/mappings/team-mappings", mounts["mappings-0"])
 	cfg := out[chartDir+"/templates/configmap.yaml"]
 	assert.Contains(t, cfg, "filename: /etc/modelplane/telemetry/mimir/token")
 	assert.Contains(t, cfg, "authenticator: bearertokenauth/mimir")
