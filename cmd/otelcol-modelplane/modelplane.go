@@ -30,8 +30,8 @@ var noConfig = map[string]bool{"components": true, "help": true, "completion": t
 var defaultGates = []string{
 	// A 429 from the backend (a Mimir tenant over its ingestion rate, VictoriaMetrics' rate
 	// limit) is retried with the exporter's retry_on_failure backoff, as Prometheus' own
-	// remote write does, instead of dropping the batch as a permanent error (the
-	// collector's default since v0.101.0, the gate still alpha at v0.161.0).
+	// remote write does, instead of dropping the batch as a permanent error, which the
+	// exporter does with the gate off (alpha since v0.101.0, and so off, at v0.161.0).
 	"exporter.prometheusremotewritexporter.RetryOn429",
 }
 
