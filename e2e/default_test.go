@@ -74,6 +74,18 @@ func checkEmbeddedDefault(t *testing.T, command string, args ...string) {
 	for n := range names {
 		assert.True(t, strings.HasPrefix(n, "modelplane_"), "not modelplane_*: %s", n)
 	}
+	// Without NODE_NAME the node label is the host's name, HOSTNAME's or, unset, the system's.
+	host := os.Getenv("HOSTNAME")
+	if host == "" {
+		var err error
+		host, err = os.Hostname()
+		require.NoError(t, err)
+	}
+	for _, line := range servedLines(t, endpoint) {
+		if strings.HasPrefix(line, "modelplane_requests_waiting{") {
+			assert.Contains(t, line, `node="`+host+`"`)
+		}
+	}
 	// The dcgm-exporter answers, so the GPU receiver leaves the GPUs to it and never looks for
 	// NVML: each GPU is reported once.
 	deferring := "A dcgm-exporter serves this host's GPUs"

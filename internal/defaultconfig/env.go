@@ -15,6 +15,7 @@ import (
 type variable struct {
 	name, def string
 	check     func(string) error // nil: any value
+	emptyOK   bool               // set but empty is a value, not a mistake
 }
 
 // variables are checked before the default is served: the collector's own errors for a bad
@@ -22,13 +23,15 @@ type variable struct {
 // invalid duration` for MODELPLANE_SCRAPE_INTERVAL=abc), and a listen address without a host
 // passes validation and fails only when the exporter starts.
 var variables = []variable{
-	{"MODELPLANE_VLLM_TARGET", "127.0.0.1:8000", target},
-	{"MODELPLANE_SGLANG_TARGET", "127.0.0.1:30000", target},
-	{"MODELPLANE_DCGM_EXPORTER_TARGET", "127.0.0.1:9400", target},
-	{"MODELPLANE_PROMETHEUS_ENDPOINT", "127.0.0.1:9464", listenAddress},
-	{"MODELPLANE_SCRAPE_INTERVAL", "15s", interval},
-	{"MODELPLANE_CLUSTER", "standalone", nil},
-	{"NODE_NAME", "", nil},
+	{"MODELPLANE_VLLM_TARGET", "127.0.0.1:8000", target, false},
+	{"MODELPLANE_SGLANG_TARGET", "127.0.0.1:30000", target, false},
+	{"MODELPLANE_DCGM_EXPORTER_TARGET", "127.0.0.1:9400", target, false},
+	{"MODELPLANE_PROMETHEUS_ENDPOINT", "127.0.0.1:9464", listenAddress, false},
+	{"MODELPLANE_SCRAPE_INTERVAL", "15s", interval, false},
+	{"MODELPLANE_CLUSTER", "standalone", nil, false},
+	// Unset, the host's name (HOSTNAME, which the env provider gives where nothing sets
+	// it); set but empty, no node label.
+	{"NODE_NAME", "${env:HOSTNAME}", nil, true},
 }
 
 // checkEnv checks the variables that are set, by lookup (os.LookupEnv).
@@ -38,7 +41,7 @@ func checkEnv(lookup func(string) (string, bool)) error {
 		val, set := lookup(v.name)
 		switch {
 		case !set:
-		case val == "" && v.def != "":
+		case val == "" && !v.emptyOK:
 			// The collector takes a variable that is set but empty as the empty value, not
 			// as unset.
 			errs = append(errs, fmt.Errorf("%s is set but empty; unset it for the default %s", v.name, v.def))

@@ -11,7 +11,8 @@ import (
 
 // The variables checked are exactly those default.yaml reads, with its defaults.
 func TestVariablesAreThoseOfTheDefault(t *testing.T) {
-	ref := regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+	// A default may itself be one reference: ${env:NODE_NAME:-${env:HOSTNAME}}.
+	ref := regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-((?:\$\{[^}]*\}|[^}])*))?\}`)
 	inYAML := map[string]string{}
 	for _, m := range ref.FindAllStringSubmatch(string(YAML), -1) {
 		if def, seen := inYAML[m[1]]; seen {
