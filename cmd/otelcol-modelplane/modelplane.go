@@ -105,7 +105,8 @@ Without --config it runs its embedded default: it scrapes a vLLM, an SGLang and 
 dcgm-exporter on this host, reads its GPUs through NVML (leaving them to that dcgm-exporter
 while it answers), maps everything to modelplane_* series and serves them at
 127.0.0.1:9464/metrics. The environment variables listed at the top of default-config
-(MODELPLANE_VLLM_TARGET, ...) change those addresses, the interval and the cluster label.
+(MODELPLANE_VLLM_TARGET, ...) change those addresses, the interval and the cluster and
+node labels.
 
 Commands of otelcol-modelplane, besides the collector's own below:
   default-config   print the embedded default configuration
