@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
+	"github.com/modelplaneai/otelcol-modelplane/internal/interval"
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
 )
@@ -148,12 +149,8 @@ func SetStrictFileValidation(on bool) { strictFiles.Store(on) }
 // them is a config error.
 func (c *Config) Validate() error {
 	var errs []error
-	switch {
-	case c.ReloadInterval <= 0:
-		errs = append(errs, fmt.Errorf("reload_interval: must be positive, got %v", c.ReloadInterval))
-	case c.ReloadInterval < time.Millisecond:
-		// YAML reads `reload_interval: 2` as 2 nanoseconds: the files would be read in a loop.
-		errs = append(errs, fmt.Errorf("reload_interval: %v is shorter than 1ms: a number without a unit is nanoseconds; write one, such as 2s", c.ReloadInterval))
+	if err := interval.Check(c.ReloadInterval, "2s"); err != nil {
+		errs = append(errs, fmt.Errorf("reload_interval: %w", err))
 	}
 	for i, p := range c.MappingFiles {
 		if p == "" {

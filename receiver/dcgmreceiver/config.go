@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/interval"
 )
 
 // Config of the dcgm receiver.
@@ -54,25 +56,13 @@ func createDefaultConfig() *Config {
 	}
 }
 
-// checkInterval refuses an interval that is not positive, and one under a millisecond: YAML
-// reads `collection_interval: 15` as 15 nanoseconds, which would read every GPU in a loop.
-func checkInterval(d time.Duration, example string) error {
-	switch {
-	case d <= 0:
-		return fmt.Errorf("must be positive, got %v", d)
-	case d < time.Millisecond:
-		return fmt.Errorf("%v is shorter than 1ms: a number without a unit is nanoseconds; write one, such as %s", d, example)
-	}
-	return nil
-}
-
 // Validate checks the config.
 func (c *Config) Validate() error {
 	var errs []error
-	if err := checkInterval(c.CollectionInterval, "15s"); err != nil {
+	if err := interval.Check(c.CollectionInterval, "15s"); err != nil {
 		errs = append(errs, fmt.Errorf("collection_interval: %w", err))
 	}
-	if err := checkInterval(c.RetryInterval, "1m"); err != nil {
+	if err := interval.Check(c.RetryInterval, "1m"); err != nil {
 		errs = append(errs, fmt.Errorf("retry_interval: %w", err))
 	}
 	if c.Profiling != ProfilingAuto && c.Profiling != ProfilingOff {
