@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
@@ -164,7 +165,7 @@ func TestEmbeddedDefaultNamesABadVariable(t *testing.T) {
 // startStandalone runs the shipped standalone config (deploy/standalone/config.yaml) against
 // a local vLLM and SGLang, with env as the collector's whole environment, and returns where
 // it serves.
-func startStandalone(t *testing.T, env []string) (*process, string) {
+func startStandalone(t *testing.T, env []string, edits ...func(string) string) (*process, string) {
 	t.Helper()
 	vllm := startEngine(t, "vllm", "vllm.prom", nil)
 	sglang := startEngine(t, "sglang", "sglang.prom", nil)
@@ -177,6 +178,9 @@ func startStandalone(t *testing.T, env []string) (*process, string) {
 		"scrape_interval: 15s", "scrape_interval: 1s",
 		"/var/lib/otelcol-modelplane", t.TempDir(), "/etc/otelcol-modelplane/mappings", t.TempDir(),
 	).Replace(string(shipped))
+	for _, edit := range edits {
+		cfg = edit(cfg)
+	}
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
 	return startWithEnv(t, env, collectorBin, "--config="+path), endpoint
@@ -248,4 +252,96 @@ func TestStandaloneNamesTheHost(t *testing.T) {
 			}
 		})
 	}
+}
+
+// uncommentBlock does what the shipped config's comments ask of a user: it uncomments the
+// commented YAML block that starts with `# key:`, that line and the lines under it, indented
+// deeper. A block inside it stays commented until uncommented by its own key.
+func uncommentBlock(t *testing.T, cfg, key string) string {
+	t.Helper()
+	lines := strings.Split(cfg, "\n")
+	for i, line := range lines {
+		indent, rest, ok := strings.Cut(line, "# "+key+":")
+		if !ok || strings.TrimSpace(indent) != "" {
+			continue
+		}
+		lines[i] = indent + key + ":" + rest
+		for j := i + 1; j < len(lines) && strings.HasPrefix(lines[j], indent+"#   "); j++ {
+			lines[j] = indent + lines[j][len(indent)+2:]
+		}
+		return strings.Join(lines, "\n")
+	}
+	t.Fatalf("the config has no commented %q block", key)
+	return ""
+}
+
+// appendToList adds name to the flow-style list that follows prefix, once.
+func appendToList(t *testing.T, cfg, prefix, name string) string {
+	t.Helper()
+	require.Equal(t, 1, strings.Count(cfg, prefix+"["), "one %q list", prefix)
+	i := strings.Index(cfg, prefix+"[")
+	end := i + strings.Index(cfg[i:], "]")
+	return cfg[:end] + ", " + name + cfg[end:]
+}
+
+// The ways out that the standalone example leaves commented work as their comments say:
+// uncommented, with the token in the environment as the comment has it, remote write
+// reaches Prometheus through a proxy that checks the token, and OTLP/HTTP reaches an OTLP
+// backend through the queue on disk. Before, the commented remote write had none of the
+// delivery settings (a backend away for 20 s lost batches) and no way to give a token.
+func TestStandaloneExampleSends(t *testing.T) {
+	host, err := os.Hostname()
+	require.NoError(t, err)
+	env := append(os.Environ(), "HOSTNAME="+host, "MODELPLANE_BACKEND_TOKEN=secret-1")
+
+	t.Run("remote write with a token", func(t *testing.T) {
+		prom := startPrometheus(t)
+		proxy := startTokenProxy(t, prom.addr, "secret-1")
+		col, _ := startStandalone(t, env, func(cfg string) string {
+			cfg = uncommentBlock(t, cfg, "prometheus_remote_write")
+			sameDeliverySettings(t, cfg)
+			cfg = uncommentBlock(t, cfg, "auth")
+			cfg = uncommentBlock(t, cfg, "bearertokenauth")
+			cfg = appendToList(t, cfg, "  extensions: ", "bearertokenauth")
+			cfg = appendToList(t, cfg, "      exporters: ", "prometheus_remote_write")
+			return strings.Replace(cfg, "https://mimir.example.com/api/v1/push", "http://"+proxy.addr+"/api/v1/write", 1)
+		})
+		eventually(t, "both engines' queues in Prometheus", func() bool {
+			return len(prom.query(t, `modelplane_requests_waiting{node="`+host+`"}`)) == 2
+		})
+		assert.Positive(t, proxy.uses("secret-1"))
+		assert.Zero(t, proxy.refused.Load(), "no write refused for its token")
+		assert.NotContains(t, col.out.String(), "401 Unauthorized")
+	})
+
+	t.Run("OTLP with the queue on disk", func(t *testing.T) {
+		sink := startOTLPSink(t)
+		startStandalone(t, env, func(cfg string) string {
+			cfg = uncommentBlock(t, cfg, "otlp_http")
+			cfg = appendToList(t, cfg, "      exporters: ", "otlp_http")
+			return strings.Replace(cfg, "https://otlp.example.com", "http://"+sink.addr, 1)
+		})
+		eventually(t, "vLLM's preemptions at the OTLP backend", func() bool {
+			return sink.timestamps("modelplane_requests_preempted_total", host+"-vllm") > 1
+		})
+	})
+}
+
+// sameDeliverySettings checks that cfg's remote write exporter has the delivery settings
+// docs/reliability.md recommends, and nothing else but its endpoint.
+func sameDeliverySettings(t *testing.T, cfg string) {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(repoRoot(), "docs", "reliability.md"))
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(doc), "## Delivery settings")
+	require.True(t, ok)
+	_, block, ok = strings.Cut(block, "```yaml\n")
+	require.True(t, ok)
+	block, _, _ = strings.Cut(block, "```")
+	var recommended, example struct {
+		Exporters map[string]map[string]any `yaml:"exporters"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(block), &recommended))
+	require.NoError(t, yaml.Unmarshal([]byte(cfg), &example))
+	assert.Equal(t, recommended.Exporters["prometheus_remote_write"], example.Exporters["prometheus_remote_write"])
 }

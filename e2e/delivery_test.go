@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"compress/gzip"
 	"io"
 	"net"
 	"net/http"
@@ -42,7 +43,17 @@ func startOTLPSink(t *testing.T) *otlpSink {
 			http.Error(w, "unavailable", http.StatusServiceUnavailable)
 			return
 		}
-		body, err := io.ReadAll(r.Body)
+		// gzip is what the OTLP/HTTP exporter sends unless told otherwise, as a real backend takes.
+		var reader io.Reader = r.Body
+		if r.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			reader = zr
+		}
+		body, err := io.ReadAll(reader)
 		if err != nil || r.URL.Path != "/v1/metrics" {
 			http.Error(w, "bad request", http.StatusBadRequest)
 			return
