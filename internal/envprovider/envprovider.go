@@ -75,10 +75,28 @@ func (p *provider) Retrieve(ctx context.Context, uri string, watcher confmap.Wat
 	}
 	// A numeric field given this value now fails; the line tells why it got text.
 	p.once(name, func() {
+		if secret(name) {
+			// The log goes to journald or the pod's log, which more people read than the
+			// environment file or the Secret the value came from.
+			p.logger.Info("Environment variable kept as its text: YAML would read it as a number (value not logged: the name reads as a secret's)",
+				zap.String("name", name))
+			return
+		}
 		p.logger.Info("Environment variable kept as its text: YAML would read it as another number",
 			zap.String("name", name), zap.String("value", text), zap.Any("as_yaml", value))
 	})
 	return confmap.NewRetrieved(text)
+}
+
+// secret reports whether a variable's name says it holds a credential.
+func secret(name string) bool {
+	upper := strings.ToUpper(name)
+	for _, word := range []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH"} {
+		if strings.Contains(upper, word) {
+			return true
+		}
+	}
+	return false
 }
 
 // once runs say the first time it is called for a variable: a config reads a variable as

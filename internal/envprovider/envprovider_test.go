@@ -2,6 +2,7 @@ package envprovider
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,4 +198,25 @@ func TestHostnameUnset(t *testing.T) {
 	require.NoError(t, resolve(t, NewFactory(), "node: ${env:HOSTNAME:-localhost}\nreplica: ${env:HOSTNAME}-vllm").Unmarshal(&got))
 	assert.Equal(t, "0042", got.Node)
 	assert.Equal(t, "0042-vllm", got.Replica)
+}
+
+// A credential that happens to read as a number (a token of digits with a leading zero, or
+// digits around one e) keeps its text like any other variable, but its value stays out of
+// the log, which goes to journald or the pod's log.
+func TestSecretValueNotLogged(t *testing.T) {
+	t.Setenv("MODELPLANE_BACKEND_TOKEN", "0123456789e12")
+	core, logs := observer.New(zap.InfoLevel)
+	var got struct {
+		Token any `mapstructure:"token"`
+	}
+	require.NoError(t, resolve(t, NewFactory(), "token: ${env:MODELPLANE_BACKEND_TOKEN}", zap.New(core)).Unmarshal(&got))
+	assert.Equal(t, "0123456789e12", got.Token)
+	require.Equal(t, 1, logs.Len())
+	entry := logs.All()[0]
+	assert.Contains(t, entry.Message, "value not logged")
+	assert.Equal(t, "MODELPLANE_BACKEND_TOKEN", entry.ContextMap()["name"])
+	for k, v := range entry.ContextMap() {
+		assert.NotContains(t, fmt.Sprint(v), "123456789", k)
+	}
+	assert.NotContains(t, entry.Message, "123456789")
 }
