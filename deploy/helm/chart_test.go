@@ -6,6 +6,7 @@ package helm
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -693,4 +694,51 @@ func TestGrafanaDashboards(t *testing.T) {
 	require.NoError(t, yaml.UnmarshalStrict([]byte(out[chartDir+"/templates/dashboards.yaml"]), &fleetOnly))
 	assert.Len(t, fleetOnly.Data, 1)
 	assert.Contains(t, fleetOnly.Data, "modelplane-fleet.json")
+}
+
+// A sink's token Secret without the key that auth.bearerTokenKey names: the kubelet mounts
+// the Secret's other keys and the pod starts, and the collector sent every batch without a
+// token (401 at the backend, for as long as nobody read its log) while the rollout went on
+// node by node. Now the collector fails to start, naming the file; with the key, it runs.
+func TestMissingTokenKeyFailsTheStart(t *testing.T) {
+	bin := collectorBinaryFor(t, "the missing token key not run")
+	if bin == "" {
+		return
+	}
+	out, err := renderValues(t, "sinks: [{name: mimir, type: prometheus_remote_write, endpoint: http://127.0.0.1:1/api/v1/write, secretRef: {name: mimir-token}, auth: {bearerTokenKey: token}}]\n")
+	require.NoError(t, err)
+	rendered := renderedConfig(t, out)
+	ext, ok := dig(rendered, "extensions", "bearertokenauth/mimir").(map[string]any)
+	require.True(t, ok, "the rendered bearertokenauth/mimir")
+	require.Equal(t, "/etc/modelplane/telemetry/mimir/token", ext["filename"])
+
+	// The Secret's mount, holding another key only.
+	mount := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(mount, "password"), []byte("x"), 0o600))
+	ext["filename"] = filepath.Join(mount, "token")
+	cfg := map[string]any{
+		"receivers":  map[string]any{"otlp": map[string]any{"protocols": map[string]any{"http": map[string]any{"endpoint": freeport.Addr(t)}}}},
+		"exporters":  map[string]any{"prometheus_remote_write/mimir": dig(rendered, "exporters", "prometheus_remote_write/mimir")},
+		"extensions": map[string]any{"bearertokenauth/mimir": ext},
+		"service": map[string]any{
+			"telemetry":  map[string]any{"metrics": map[string]any{"level": "none"}},
+			"extensions": []string{"bearertokenauth/mimir"},
+			"pipelines":  map[string]any{"metrics": map[string]any{"receivers": []string{"otlp"}, "exporters": []string{"prometheus_remote_write/mimir"}}},
+		},
+	}
+	data, err := yaml.Marshal(cfg)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	failed, err := exec.CommandContext(ctx, bin, "--config="+path).CombinedOutput()
+	require.Error(t, err, "the collector must not run without its token")
+	assert.NotErrorIs(t, ctx.Err(), context.DeadlineExceeded)
+	assert.Contains(t, string(failed), `failed to read credentials file "`+filepath.Join(mount, "token")+`"`)
+
+	require.NoError(t, os.WriteFile(filepath.Join(mount, "token"), []byte("secret-1"), 0o600))
+	log := runCollector(t, cfg, func(config string) *exec.Cmd { return exec.Command(bin, "--config="+config) })
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "Everything is ready") }, 30*time.Second, 100*time.Millisecond)
 }
