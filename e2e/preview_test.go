@@ -118,6 +118,25 @@ func TestPreviewOfAUserMapping(t *testing.T) {
 	assert.Contains(t, series, `modelplane_requests_waiting{}`)
 }
 
+// A mapping that maps a built-in's source to another name, and one that converts a
+// built-in's source again: the preview shows what the collector would serve (the built-in's
+// name, values scaled twice) and says why in a note naming both entries, without failing.
+func TestPreviewOfAMappingABuiltinOverrides(t *testing.T) {
+	mine := filepath.Join(t.TempDir(), "queue.yaml")
+	require.NoError(t, os.WriteFile(mine, []byte(`apiVersion: modelplane.ai/v1alpha1
+kind: MetricMapping
+metadata: {name: queue}
+spec:
+  metrics:
+  - {from: "vllm:num_requests_waiting", to: modelplane_queue_depth}
+`), 0o600))
+	out, errOut, code := preview(t, "--mapping", mine, "../testdata/exposition/vllm.prom")
+	require.Zero(t, code, errOut)
+	assert.Contains(t, out, "\nmodelplane_requests_waiting{")
+	assert.NotContains(t, out, "modelplane_queue_depth")
+	assert.Contains(t, errOut, "note: "+mine+`: MetricMapping "queue" metrics[0]: "vllm:num_requests_waiting" never becomes "modelplane_queue_depth": builtin/vllm.yaml: MetricMapping "modelplane-vllm"`)
+}
+
 // A mapping file with a mistake: the preview fails with a message that names the file,
 // the field and the value, and prints no page. So do a misspelt mapping path, a page the
 // Prometheus receiver cannot parse, an engine that does not answer and a malformed flag.

@@ -92,6 +92,9 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	_, _ = stdout.Write(res.Page)
+	for _, n := range res.Notes {
+		fmt.Fprintf(stderr, "note: %s\n", n)
+	}
 	fmt.Fprintf(stderr, "%d points scraped: %d read by a mapping, %d dropped as not modelplane_*\n", res.In, res.Mapped, res.Dropped)
 	return 0
 }

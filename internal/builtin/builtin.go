@@ -29,6 +29,10 @@ func Descriptions() (map[string]string, error) {
 	return d, nil
 }
 
+// SourcePrefix begins the Source of every built-in mapping ("builtin/vllm.yaml"), so that
+// messages say where a mapping came from as they do for a file.
+const SourcePrefix = "builtin/"
+
 // Catalog is every built-in mapping in run order, and the names of those on by default.
 type Catalog struct {
 	Mappings []metricmapping.MetricMapping
@@ -48,7 +52,7 @@ func Load() (Catalog, error) {
 		if err != nil {
 			return Catalog{}, err
 		}
-		res := metricmapping.Decode("builtin/"+path.Base(f), data)
+		res := metricmapping.Decode(SourcePrefix+path.Base(f), data)
 		if len(res.Errors) > 0 {
 			return Catalog{}, fmt.Errorf("built-in catalog: %w", res.Errors[0])
 		}

@@ -30,6 +30,7 @@ import (
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
 
 // Options say what to preview.
@@ -65,6 +66,10 @@ type Result struct {
 	// In, Mapped and Dropped count data points through the mapping processor: all of the
 	// scrape, those of metrics a mapping read, those dropped as not modelplane_*.
 	In, Mapped, Dropped int64
+	// Notes are the mapping entries that an earlier entry overrides (a built-in's source
+	// mapped to another name, a source converted twice): the page shows their effect, and
+	// each note says why.
+	Notes []string
 }
 
 // Run previews o.Source. A mapping file with a problem fails it with the collector's
@@ -156,14 +161,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	// Mapping files were validated above; what the processor warns about now is the
 	// cluster's objects: one it cannot use, or none read at all.
-	if err := processorWarnings(logs.String()); err != nil {
+	notes, err := processorWarnings(logs.String())
+	if err != nil {
 		return nil, err
 	}
 	body, err := get(ctx, "http://"+exporter+"/metrics", "")
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Page: body.data, In: counts["in"], Mapped: counts["mapped"], Dropped: counts["dropped"]}, nil
+	return &Result{Page: body.data, In: counts["in"], Mapped: counts["mapped"], Dropped: counts["dropped"], Notes: notes}, nil
 }
 
 const batchTimeout = 200 * time.Millisecond
@@ -315,18 +321,24 @@ func scrapeError(log string) error {
 	return nil
 }
 
-// processorWarnings are the mapping processor's warnings in the collector's JSON log, each
-// with its error, as one error; nil when there are none.
-func processorWarnings(log string) error {
+// processorWarnings are the mapping processor's warnings in the collector's JSON log: the
+// overlaps between entries as notes, the others, each with its error, as one error.
+func processorWarnings(log string) ([]string, error) {
 	var errs []error
+	var notes []string
 	for _, line := range strings.Split(log, "\n") {
 		var entry struct {
 			Level     string `json:"level"`
 			Component string `json:"otelcol.component.id"`
 			Msg       string `json:"msg"`
 			Error     string `json:"error"`
+			Overlap   string `json:"overlap"`
 		}
 		if json.Unmarshal([]byte(line), &entry) != nil || entry.Level != "warn" || entry.Component != "modelplane_mapping" {
+			continue
+		}
+		if entry.Msg == modelplanemapping.OverlapMessage {
+			notes = append(notes, entry.Overlap)
 			continue
 		}
 		if entry.Error != "" {
@@ -335,9 +347,9 @@ func processorWarnings(log string) error {
 		errs = append(errs, errors.New(entry.Msg))
 	}
 	if len(errs) == 0 {
-		return nil
+		return notes, nil
 	}
-	return fmt.Errorf("the mapping processor warned:\n%w", errors.Join(errs...))
+	return nil, fmt.Errorf("the mapping processor warned:\n%w", errors.Join(errs...))
 }
 
 // processorCounters are the mapping processor's point counters on the collector's own

@@ -61,17 +61,24 @@ func TestConfigClusterMappings(t *testing.T) {
 	}
 }
 
-// The mapping processor's warnings, and only its, fail a preview, each with its error.
+// The mapping processor's warnings, and only its, fail a preview, each with its error; an
+// overlap between entries is a note that does not.
 func TestProcessorWarnings(t *testing.T) {
 	log := `{"level":"info","otelcol.component.id":"modelplane_mapping","msg":"Mappings loaded"}
 {"level":"warn","otelcol.component.id":"prometheus","msg":"Failed to scrape Prometheus endpoint"}
 {"level":"warn","otelcol.component.id":"modelplane_mapping","msg":"Skipped a mapping","error":"cluster metricmappings.modelplane.ai: MetricMapping \"x\": metrics[0].labels[0]: both value and from"}
 {"level":"warn","otelcol.component.id":"modelplane_mapping","msg":"MetricMappings not read from the API server yet; running without them until they are"}
 `
-	assert.EqualError(t, processorWarnings(log), `the mapping processor warned:
+	overlap := `{"level":"warn","otelcol.component.id":"modelplane_mapping","msg":"A mapping entry is overridden by an earlier one","overlap":"a.yaml: MetricMapping \"a\" metrics[0]: \"x\" never becomes \"modelplane_y\""}
+`
+	notes, err := processorWarnings(log + overlap)
+	assert.EqualError(t, err, `the mapping processor warned:
 Skipped a mapping: cluster metricmappings.modelplane.ai: MetricMapping "x": metrics[0].labels[0]: both value and from
 MetricMappings not read from the API server yet; running without them until they are`)
-	assert.NoError(t, processorWarnings(`{"level":"info","otelcol.component.id":"modelplane_mapping","msg":"Mappings loaded"}`))
+	assert.Nil(t, notes)
+	notes, err = processorWarnings(`{"level":"info","otelcol.component.id":"modelplane_mapping","msg":"Mappings loaded"}` + "\n" + overlap)
+	require.NoError(t, err)
+	assert.Equal(t, []string{`a.yaml: MetricMapping "a" metrics[0]: "x" never becomes "modelplane_y"`}, notes)
 }
 
 // The processor's counters are read off the collector's own metrics page, summed over

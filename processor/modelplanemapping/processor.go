@@ -55,6 +55,9 @@ type mappingProcessor struct {
 	// unfilteredCount is how many of unfiltered the mappings read now, for the telemetry
 	// callback and the watch loop, which read it unlocked.
 	unfilteredCount atomic.Int64
+	// overlaps are the entries the loaded mappings override (rules.Overlaps), each warned
+	// about once while it lasts, not at every reload.
+	overlaps map[string]bool
 
 	stop chan struct{}
 	done sync.WaitGroup
@@ -233,6 +236,7 @@ func (p *mappingProcessor) reload(initial bool) {
 	}
 	all := p.all(next, objects)
 	set := rules.Compile(all)
+	p.warnOverlaps(all)
 	p.files, p.objects, p.clusterChanges = next, objects, changes
 	if p.cfg.ScrapeFilter {
 		p.checkScrapeFilter(all, initial)
@@ -255,6 +259,23 @@ func (p *mappingProcessor) reload(initial bool) {
 		zap.Int("entries", set.Entries()),
 		zap.Int("files", len(next.files)),
 		zap.Int("cluster_objects", objects.count()))
+}
+
+// OverlapMessage is the message of the warning about an entry that an earlier one
+// overrides; `preview` prints these as notes instead of failing on them.
+const OverlapMessage = "A mapping entry is overridden by an earlier one"
+
+// warnOverlaps warns about each entry of all that an earlier entry overrides, once while it
+// lasts.
+func (p *mappingProcessor) warnOverlaps(all []metricmapping.MetricMapping) {
+	now := map[string]bool{}
+	for _, o := range rules.Overlaps(all) {
+		now[o] = true
+		if !p.overlaps[o] {
+			p.logger.Warn(OverlapMessage, zap.String("overlap", o))
+		}
+	}
+	p.overlaps = now
 }
 
 func (p *mappingProcessor) processMetrics(ctx context.Context, md pmetric.Metrics) (pmetric.Metrics, error) {

@@ -385,3 +385,54 @@ func TestScrapeFilterRebuildIsRetried(t *testing.T) {
 	assert.Equal(t, n, asked.Load(), "nothing waits, nothing more to try")
 	assert.Equal(t, 1, logs.FilterMessageSnippet("Could not reload").Len(), "one warning, not one per try")
 }
+
+// A mapping file that maps a built-in's source to another name gives nothing under that
+// name (the built-in renames the source first, as in the reference); the processor says so
+// once, naming both entries, and again only once the overlap is gone and back.
+func TestOverlapWithABuiltinIsWarnedOnce(t *testing.T) {
+	dir := t.TempDir()
+	set, logs := observedSettings()
+	path := filepath.Join(dir, "queue.yaml")
+	doc := func(extra string) string {
+		return "apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: queue}\nspec:\n  metrics:\n" +
+			"  - {from: \"vllm:num_requests_waiting\", to: modelplane_queue_depth}\n" + extra
+	}
+	require.NoError(t, os.WriteFile(path, []byte(doc("")), 0o600))
+	cfg := mappingFilesOnly(t, dir, 10*time.Millisecond)
+	cfg.Builtin.Enabled = true
+	p, err := newProcessor(set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, p.shutdown(context.Background())) })
+
+	md := pmetric.NewMetrics()
+	m := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+	m.SetName("vllm:num_requests_waiting")
+	m.SetEmptyGauge().DataPoints().AppendEmpty().SetIntValue(3)
+	out, err := p.processMetrics(context.Background(), md)
+	require.NoError(t, err)
+	assert.Equal(t, "modelplane_requests_waiting", out.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0).Name())
+
+	warned := func() []string {
+		var got []string
+		for _, e := range logs.FilterMessage(OverlapMessage).All() {
+			got = append(got, e.ContextMap()["overlap"].(string))
+		}
+		return got
+	}
+	require.Len(t, warned(), 1)
+	assert.Contains(t, warned()[0], path+`: MetricMapping "queue" metrics[0]: "vllm:num_requests_waiting" never becomes "modelplane_queue_depth": builtin/vllm.yaml: MetricMapping "modelplane-vllm"`)
+	assert.Contains(t, warned()[0], `leave "modelplane-vllm" out of `+"`builtin`")
+
+	// Another entry added: a reload, and the overlap that lasts is not said again.
+	require.NoError(t, os.WriteFile(path, []byte(doc("  - {from: my_queue, to: modelplane_my_queue}\n")), 0o600))
+	require.Eventually(t, func() bool { return len(logs.FilterMessage("Mappings loaded").All()) == 2 }, 5*time.Second, 10*time.Millisecond)
+	assert.Len(t, warned(), 1)
+
+	// Gone, then back: said again.
+	require.NoError(t, os.WriteFile(path, []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: queue}\nspec:\n  metrics:\n  - {from: my_queue, to: modelplane_my_queue}\n"), 0o600))
+	require.Eventually(t, func() bool { return len(logs.FilterMessage("Mappings loaded").All()) == 3 }, 5*time.Second, 10*time.Millisecond)
+	require.NoError(t, os.WriteFile(path, []byte(doc("")), 0o600))
+	require.Eventually(t, func() bool { return len(logs.FilterMessage("Mappings loaded").All()) == 4 }, 5*time.Second, 10*time.Millisecond)
+	assert.Len(t, warned(), 2)
+}

@@ -95,13 +95,12 @@ func Compile(mappings []metricmapping.MetricMapping) *Set {
 	for _, m := range mappings {
 		for _, e := range m.Metrics {
 			s.entries++
-			from := e.From
+			from := sourceName(e)
 			if e.Part != "" {
-				pt, suffix := partCount, "count"
+				pt := partCount
 				if e.Part == metricmapping.PartSum {
-					pt, suffix = partSum, "sum"
+					pt = partSum
 				}
-				from = e.From + partSep + suffix
 				src := get(e.From)
 				if !hasExtraction(src.extract, from) {
 					src.extract = append(src.extract, extraction{part: pt, name: from})
@@ -139,6 +138,18 @@ func Compile(mappings []metricmapping.MetricMapping) *Set {
 		}
 	}
 	return s
+}
+
+// sourceName is the name a metric has when e's conversion, labels and rename apply to it:
+// e.From, or for a part the internal name of the metric extracted from e.From.
+func sourceName(e metricmapping.Entry) string {
+	switch e.Part {
+	case metricmapping.PartCount:
+		return e.From + partSep + "count"
+	case metricmapping.PartSum:
+		return e.From + partSep + "sum"
+	}
+	return e.From
 }
 
 type descRewrite struct {
