@@ -160,7 +160,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	// Mapping files were validated above; what the processor warns about now is the
-	// cluster's objects: one it cannot use, or none read at all.
+	// cluster's objects (one it cannot use, or none read at all), which fails the preview,
+	// and entries that earlier ones override, which the page shows and the notes explain.
 	notes, err := processorWarnings(logs.String())
 	if err != nil {
 		return nil, err
