@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/interval"
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/rules"
 )
 
 // Config of the modelplane_mapping processor.
@@ -145,6 +147,10 @@ var strictFiles atomic.Bool
 // SetStrictFileValidation makes Validate check the contents of mapping files.
 func SetStrictFileValidation(on bool) { strictFiles.Store(on) }
 
+// strictNotes is where strict validation writes the entries that earlier ones override:
+// valid, so not errors, and yet what `validate` is run to find before a deployment.
+var strictNotes io.Writer = os.Stderr
+
 // Validate checks the config. Inline mappings are part of the config, so any problem in
 // them is a config error.
 func (c *Config) Validate() error {
@@ -183,8 +189,14 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("identity.keys: needs at least one key when identity is enabled"))
 	}
 	if strictFiles.Load() {
-		_, problems := loadFiles(c.MappingFiles, nil)
+		files, problems := loadFiles(c.MappingFiles, nil)
 		errs = append(errs, problems...)
+		if builtins, inline, err := c.builtinAndInline(); err == nil {
+			all := append(append(builtins, files.mappings()...), inline...)
+			for _, o := range rules.Overlaps(all) {
+				fmt.Fprintf(strictNotes, "warning: %s\n", o)
+			}
+		}
 		// A kubeconfig that does not load fails the collector's start, and so a reload that
 		// `validate` let through (the systemd unit's ExecReload). The service account's
 		// credentials exist only in a pod, where `validate` rarely runs: not checked.

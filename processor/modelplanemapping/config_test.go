@@ -3,6 +3,7 @@ package modelplanemapping
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,6 +90,29 @@ func TestStrictFileValidation(t *testing.T) {
 	err := cfg.Validate()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), bad+`: MetricMapping "x": metrics[0].to: "requests" does not match ^modelplane_[a-z0-9_]*[a-z0-9]$`)
+}
+
+// `validate` names the entries that earlier ones override, as warnings: the configuration
+// is valid, and runs as the reference would, but not as anyone means.
+func TestStrictValidationWarnsAboutOverlaps(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "mine.yaml")
+	require.NoError(t, os.WriteFile(mine, []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: mine}\nspec:\n  metrics:\n"+
+		"  - {from: DCGM_FI_DEV_FB_USED, to: modelplane_gpu_memory_used_bytes, fromUnit: Mebibytes}\n"), 0o600))
+	cfg := createDefaultConfig()
+	cfg.MappingFiles = []string{filepath.Join(dir, "*.yaml")}
+	var notes strings.Builder
+	was := strictNotes
+	strictNotes = &notes
+	t.Cleanup(func() { strictNotes = was })
+
+	require.NoError(t, cfg.Validate())
+	assert.Empty(t, notes.String(), "only validate reads the files")
+	SetStrictFileValidation(true)
+	defer SetStrictFileValidation(false)
+	require.NoError(t, cfg.Validate())
+	assert.Equal(t, "warning: "+mine+`: MetricMapping "mine" metrics[0]: "DCGM_FI_DEV_FB_USED" is converted from Mebibytes here and from Mebibytes by `+
+		`builtin/gpu.yaml: MetricMapping "modelplane-gpu" metrics[0]: its values are scaled twice; to replace the built-in, leave "modelplane-gpu" out of `+"`builtin`\n", notes.String())
 }
 
 // `validate` also loads the kubeconfig cluster_mappings names, without contacting the
