@@ -327,9 +327,20 @@ func TestStandaloneExampleSends(t *testing.T) {
 	})
 }
 
-// sameDeliverySettings checks that cfg's remote write exporter has the delivery settings
-// docs/reliability.md recommends, and nothing else but its endpoint.
+// sameDeliverySettings checks that cfg's remote write exporter is the one
+// docs/reliability.md recommends, endpoint included.
 func sameDeliverySettings(t *testing.T, cfg string) {
+	t.Helper()
+	var example struct {
+		Exporters map[string]map[string]any `yaml:"exporters"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(cfg), &example))
+	assert.Equal(t, recommendedRemoteWrite(t), example.Exporters["prometheus_remote_write"])
+}
+
+// recommendedRemoteWrite is the remote write exporter of docs/reliability.md's delivery
+// settings.
+func recommendedRemoteWrite(t *testing.T) map[string]any {
 	t.Helper()
 	doc, err := os.ReadFile(filepath.Join(repoRoot(), "docs", "reliability.md"))
 	require.NoError(t, err)
@@ -338,10 +349,38 @@ func sameDeliverySettings(t *testing.T, cfg string) {
 	_, block, ok = strings.Cut(block, "```yaml\n")
 	require.True(t, ok)
 	block, _, _ = strings.Cut(block, "```")
-	var recommended, example struct {
+	var recommended struct {
 		Exporters map[string]map[string]any `yaml:"exporters"`
 	}
 	require.NoError(t, yaml.Unmarshal([]byte(block), &recommended))
-	require.NoError(t, yaml.Unmarshal([]byte(cfg), &example))
-	assert.Equal(t, recommended.Exporters["prometheus_remote_write"], example.Exporters["prometheus_remote_write"])
+	return recommended.Exporters["prometheus_remote_write"]
+}
+
+// The embedded default with deploy/standalone/remote-write.yaml merged over it, as the
+// README says: the default's scrapes and local endpoint go on, and the same series reach
+// Prometheus through remote write, with reliability.md's delivery settings.
+func TestEmbeddedDefaultWithRemoteWrite(t *testing.T) {
+	overrides := filepath.Join(repoRoot(), "deploy", "standalone", "remote-write.yaml")
+	data, err := os.ReadFile(overrides)
+	require.NoError(t, err)
+	var file struct {
+		Exporters map[string]map[string]any `yaml:"exporters"`
+	}
+	require.NoError(t, yaml.Unmarshal(data, &file))
+	rw := file.Exporters["prometheus_remote_write"]
+	assert.Equal(t, "${env:MODELPLANE_REMOTE_WRITE_ENDPOINT}", rw["endpoint"])
+	delete(rw, "endpoint")
+	recommended := recommendedRemoteWrite(t)
+	delete(recommended, "endpoint")
+	assert.Equal(t, recommended, rw, "reliability.md's delivery settings")
+
+	prom := startPrometheus(t)
+	t.Setenv("MODELPLANE_REMOTE_WRITE_ENDPOINT", "http://"+prom.addr+"/api/v1/write")
+	d := startEmbeddedDefault(t, collectorBin, "--config", "modelplane:default", "--config", overrides)
+	eventually(t, "both engines' queues in Prometheus", func() bool {
+		return len(prom.query(t, `modelplane_requests_waiting{cluster="laptop"}`)) == 2
+	})
+	assert.Len(t, prom.query(t, `modelplane_gpu_memory_used_bytes{cluster="laptop"}`), 2, "the dcgm-exporter page's two GPUs")
+	assert.Len(t, requestsWaiting(t, d.endpoint), 2, "the local endpoint still serves")
+	assert.Empty(t, prom.query(t, `{__name__=~".+", __name__!~"modelplane_.*"}`), "only modelplane_* leaves the host")
 }
