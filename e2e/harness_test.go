@@ -283,6 +283,9 @@ extensions:
 {{- if .TokenFile }}
   bearertokenauth:
     filename: {{ .TokenFile }}
+    # As the chart renders it: a token file missing at start fails the start.
+    wait_for_token_file: true
+    retry_on_failure: {enabled: true, max_retries: 5, interval: 1s}
 {{- end }}
 {{- if .QueueDir }}
   file_storage:
