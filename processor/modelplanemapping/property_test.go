@@ -3,6 +3,7 @@ package modelplanemapping
 import (
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strconv"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/internal/units"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/rules"
 )
 
 // generated is a random but valid mapping set and a batch its rules touch.
@@ -280,4 +282,65 @@ func TestRepeatedPartIsExtractedOnce(t *testing.T) {
 	assert.Equal(t, []int64{7, 7}, counts(ref), "the reference: the count twice, identical")
 	assert.Equal(t, []int64{7}, counts(ours), "ours: once")
 	assert.Equal(t, series(ref, exact), series(ours, exact))
+}
+
+// overlapAt finds where an Overlaps line says an entry's rename never applies.
+var overlapAt = regexp.MustCompile(`^: MetricMapping "([^"]+)" metrics\[(\d+)\]: .*? never becomes `)
+
+// What the overlap warning claims holds in the data: an entry it says never renames its
+// source does nothing to the names that leave, whatever it would rename to. Checked on the
+// generated mapping sets of the parity test (whose every source is in the batch) by giving
+// each such entry a name of its own and looking for it in the output; and every set has its
+// overlaps said, or not, as the processor runs them.
+func TestOverlapsHoldInTheData(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	claims := 0
+	for i := 0; i < 300; i++ {
+		g := generate(r)
+		for _, line := range rules.Overlaps(g.mappings) {
+			m := overlapAt.FindStringSubmatch(line)
+			if m == nil {
+				continue // a second conversion
+			}
+			claims++
+			idx, err := strconv.Atoi(m[2])
+			require.NoError(t, err)
+			probe := cloneMappings(g.mappings)
+			for mi := range probe {
+				if probe[mi].Name == m[1] {
+					probe[mi].Metrics[idx].To = "modelplane_probe_never"
+				}
+			}
+			cfg := createDefaultConfig()
+			cfg.Builtin.Enabled = false
+			for _, pm := range probe {
+				cfg.Mappings = append(cfg.Mappings, InlineMapping{Name: pm.Name, Metrics: pm.Metrics})
+			}
+			require.NoError(t, cfg.Validate(), line)
+			in := pmetric.NewMetrics()
+			g.input.CopyTo(in)
+			out := runOnce(t, cfg, in)
+			rms := out.ResourceMetrics()
+			for ri := 0; ri < rms.Len(); ri++ {
+				sms := rms.At(ri).ScopeMetrics()
+				for si := 0; si < sms.Len(); si++ {
+					ms := sms.At(si).Metrics()
+					for k := 0; k < ms.Len(); k++ {
+						assert.NotEqual(t, "modelplane_probe_never", ms.At(k).Name(), line)
+					}
+				}
+			}
+		}
+	}
+	assert.Positive(t, claims, "the generated sets hold overlaps to check")
+	t.Logf("%d claims checked", claims)
+}
+
+func cloneMappings(ms []metricmapping.MetricMapping) []metricmapping.MetricMapping {
+	out := make([]metricmapping.MetricMapping, len(ms))
+	for i, m := range ms {
+		out[i] = m
+		out[i].Metrics = append([]metricmapping.Entry(nil), m.Metrics...)
+	}
+	return out
 }
