@@ -192,8 +192,8 @@ func (c *Config) Validate() error {
 		files, problems := loadFiles(c.MappingFiles, nil)
 		errs = append(errs, problems...)
 		if builtins, inline, err := c.builtinAndInline(); err == nil {
-			all := append(append(builtins, files.mappings()...), inline...)
-			for _, o := range rules.Overlaps(all) {
+			// The cluster's objects are not read here: they run in the collector only.
+			for _, o := range rules.Overlaps(runOrder(builtins, files, nil, inline)) {
 				fmt.Fprintf(strictNotes, "warning: %s\n", o)
 			}
 		}

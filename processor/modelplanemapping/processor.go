@@ -111,12 +111,17 @@ func newProcessor(set processor.Settings, cfg *Config) (*mappingProcessor, error
 // all is the run order: built-ins, then files in the order configured, then the cluster's
 // objects by name, then inline mappings.
 func (p *mappingProcessor) all(files *fileSet, objects *clusterSet) []metricmapping.MetricMapping {
-	out := append([]metricmapping.MetricMapping(nil), p.builtins...)
+	return runOrder(p.builtins, files, objects, p.inline)
+}
+
+// runOrder is the order mappings run in: built-ins, files, the cluster's objects, inline.
+func runOrder(builtins []metricmapping.MetricMapping, files *fileSet, objects *clusterSet, inline []metricmapping.MetricMapping) []metricmapping.MetricMapping {
+	out := append([]metricmapping.MetricMapping(nil), builtins...)
 	if files != nil {
 		out = append(out, files.mappings()...)
 	}
 	out = append(out, objects.mappings()...)
-	return append(out, p.inline...)
+	return append(out, inline...)
 }
 
 func (p *mappingProcessor) start(_ context.Context, _ component.Host) error {

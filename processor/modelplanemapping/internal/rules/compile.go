@@ -90,7 +90,6 @@ func Compile(mappings []metricmapping.MetricMapping) *Set {
 		}
 		return p
 	}
-	type rename struct{ from, to string }
 	var renames []rename
 	for _, m := range mappings {
 		for _, e := range m.Metrics {
@@ -121,15 +120,9 @@ func Compile(mappings []metricmapping.MetricMapping) *Set {
 			renames = append(renames, rename{from, e.To})
 		}
 	}
-	// The reference renames with one statement per entry, run in order on each metric, so a
-	// later entry whose from is an earlier entry's to renames again. Resolve that chain now.
+	// Resolve each name's chain of renames now, once.
 	for name, p := range s.plans {
-		cur := name
-		for _, r := range renames {
-			if cur == r.from {
-				cur = r.to
-			}
-		}
+		cur := renamed(name, renames, nil)
 		p.to = cur
 		p.unit = units.OfName(cur)
 		p.help = canonical()[cur]
@@ -138,6 +131,25 @@ func Compile(mappings []metricmapping.MetricMapping) *Set {
 		}
 	}
 	return s
+}
+
+// rename is one entry's rename statement: a metric named from becomes to.
+type rename struct{ from, to string }
+
+// renamed follows a metric that enters the rename phase as name through every statement in
+// order, as the reference runs them (one statement per entry, in order, on each metric), so
+// a later entry whose from is an earlier entry's to renames again. It returns the final
+// name, and marks in applied, when not nil, the statements that fired.
+func renamed(name string, renames []rename, applied []bool) string {
+	for i, r := range renames {
+		if name == r.from {
+			if applied != nil {
+				applied[i] = true
+			}
+			name = r.to
+		}
+	}
+	return name
 }
 
 // sourceName is the name a metric has when e's conversion, labels and rename apply to it:

@@ -46,19 +46,16 @@ func Overlaps(mappings []metricmapping.MetricMapping) []string {
 
 	// Which renames ever apply, following every source through the rename phase as Compile
 	// does.
+	statements := make([]rename, len(all))
+	for j, l := range all {
+		statements[j] = rename{l.name, entry(l).To}
+	}
 	renames := make([]bool, len(all))
 	started := map[string]bool{}
 	for _, s := range all {
-		if started[s.name] {
-			continue
-		}
-		started[s.name] = true
-		cur := s.name
-		for j, l := range all {
-			if cur == l.name {
-				renames[j] = true
-				cur = entry(l).To
-			}
+		if !started[s.name] {
+			started[s.name] = true
+			renamed(s.name, statements, renames)
 		}
 	}
 
