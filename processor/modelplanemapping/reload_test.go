@@ -386,6 +386,16 @@ func TestScrapeFilterRebuildIsRetried(t *testing.T) {
 	assert.Equal(t, 1, logs.FilterMessageSnippet("Could not reload").Len(), "one warning, not one per try")
 }
 
+// replaceFile gives path new contents in one step, as a ConfigMap update or an editor that
+// saves by renaming does: a poll never reads it half written, which an in-place write
+// allows (a half-written file is an overlap gone and back, said again).
+func replaceFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	tmp := path + ".tmp"
+	require.NoError(t, os.WriteFile(tmp, data, 0o600))
+	require.NoError(t, os.Rename(tmp, path))
+}
+
 // A mapping file that maps a built-in's source to another name gives nothing under that
 // name (the built-in renames the source first, as in the reference); the processor says so
 // once, naming both entries, and again only once the overlap is gone and back.
@@ -397,7 +407,7 @@ func TestOverlapWithABuiltinIsWarnedOnce(t *testing.T) {
 		return "apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: queue}\nspec:\n  metrics:\n" +
 			"  - {from: \"vllm:num_requests_waiting\", to: modelplane_queue_depth}\n" + extra
 	}
-	require.NoError(t, os.WriteFile(path, []byte(doc("")), 0o600))
+	require.NoError(t, os.WriteFile(path, []byte(doc("")), 0o600)) // before the start: no poll can see it half written
 	cfg := mappingFilesOnly(t, dir, 10*time.Millisecond)
 	cfg.Builtin.Enabled = true
 	p, err := newProcessor(set, cfg)
@@ -425,14 +435,14 @@ func TestOverlapWithABuiltinIsWarnedOnce(t *testing.T) {
 	assert.Contains(t, warned()[0], `leave "modelplane-vllm" out of `+"`builtin`")
 
 	// Another entry added: a reload, and the overlap that lasts is not said again.
-	require.NoError(t, os.WriteFile(path, []byte(doc("  - {from: my_queue, to: modelplane_my_queue}\n")), 0o600))
+	replaceFile(t, path, []byte(doc("  - {from: my_queue, to: modelplane_my_queue}\n")))
 	require.Eventually(t, func() bool { return len(logs.FilterMessage("Mappings loaded").All()) == 2 }, 5*time.Second, 10*time.Millisecond)
 	assert.Len(t, warned(), 1)
 
 	// Gone, then back: said again.
-	require.NoError(t, os.WriteFile(path, []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: queue}\nspec:\n  metrics:\n  - {from: my_queue, to: modelplane_my_queue}\n"), 0o600))
+	replaceFile(t, path, []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: queue}\nspec:\n  metrics:\n  - {from: my_queue, to: modelplane_my_queue}\n"))
 	require.Eventually(t, func() bool { return len(logs.FilterMessage("Mappings loaded").All()) == 3 }, 5*time.Second, 10*time.Millisecond)
-	require.NoError(t, os.WriteFile(path, []byte(doc("")), 0o600))
+	replaceFile(t, path, []byte(doc("")))
 	require.Eventually(t, func() bool { return len(logs.FilterMessage("Mappings loaded").All()) == 4 }, 5*time.Second, 10*time.Millisecond)
 	assert.Len(t, warned(), 2)
 }
