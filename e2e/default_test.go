@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -368,7 +369,7 @@ func TestEmbeddedDefaultWithRemoteWrite(t *testing.T) {
 	}
 	require.NoError(t, yaml.Unmarshal(data, &file))
 	rw := file.Exporters["prometheus_remote_write"]
-	assert.Equal(t, "${env:MODELPLANE_REMOTE_WRITE_ENDPOINT}", rw["endpoint"])
+	assert.True(t, strings.HasPrefix(rw["endpoint"].(string), "${env:MODELPLANE_REMOTE_WRITE_ENDPOINT:?"), rw["endpoint"])
 	delete(rw, "endpoint")
 	recommended := recommendedRemoteWrite(t)
 	delete(recommended, "endpoint")
@@ -383,4 +384,36 @@ func TestEmbeddedDefaultWithRemoteWrite(t *testing.T) {
 	assert.Len(t, prom.query(t, `modelplane_gpu_memory_used_bytes{cluster="laptop"}`), 2, "the dcgm-exporter page's two GPUs")
 	assert.Len(t, requestsWaiting(t, d.endpoint), 2, "the local endpoint still serves")
 	assert.Empty(t, prom.query(t, `{__name__=~".+", __name__!~"modelplane_.*"}`), "only modelplane_* leaves the host")
+}
+
+// remote-write.yaml without MODELPLANE_REMOTE_WRITE_ENDPOINT (unset, or set but empty) does
+// not start, and says which variable to set and where it is read; the exporter's own error
+// was "invalid endpoint", naming neither.
+func TestEmbeddedDefaultWithRemoteWriteNeedsItsEndpoint(t *testing.T) {
+	overrides := filepath.Join(repoRoot(), "deploy", "standalone", "remote-write.yaml")
+	for _, env := range [][]string{{}, {"MODELPLANE_REMOTE_WRITE_ENDPOINT="}} {
+		for _, command := range [][]string{{}, {"validate"}} {
+			args := append(command, "--config", "modelplane:default", "--config", overrides)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			cmd := exec.CommandContext(ctx, collectorBin, args...)
+			cmd.Env = append(withoutEnv(os.Environ(), "MODELPLANE_REMOTE_WRITE_ENDPOINT"), env...)
+			out, err := cmd.CombinedOutput()
+			cancel()
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit, "%v %v: %s", env, args, out)
+			assert.Contains(t, string(out), "environment variable MODELPLANE_REMOTE_WRITE_ENDPOINT is not set: set it to your backend's remote write URL, such as https://mimir.example.com/api/v1/push (remote-write.yaml, exporters::prometheus_remote_write::endpoint)", "%v %v", env, args)
+			assert.NotContains(t, string(out), "invalid endpoint")
+		}
+	}
+}
+
+// withoutEnv returns env without the variable name.
+func withoutEnv(env []string, name string) []string {
+	var kept []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, name+"=") {
+			kept = append(kept, kv)
+		}
+	}
+	return kept
 }

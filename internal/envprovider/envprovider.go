@@ -13,10 +13,16 @@
 // stock provider passed a different number.
 //
 // HOSTNAME, when the environment does not set it, is the host's name, as a shell gives it.
+//
+// ${env:NAME:?message}, as in a shell, is NAME's value, and fails the configuration with
+// the message when NAME is unset or empty. The stock provider gives an unset variable as
+// nothing, so a field that needs it (a remote write endpoint) failed later with an error of
+// its own that names neither the variable nor the file that read it.
 package envprovider // import "github.com/modelplaneai/otelcol-modelplane/internal/envprovider"
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -47,7 +53,17 @@ type provider struct {
 }
 
 func (p *provider) Retrieve(ctx context.Context, uri string, watcher confmap.WatcherFunc) (*confmap.Retrieved, error) {
-	name, _, _ := strings.Cut(strings.TrimPrefix(uri, "env:"), ":-")
+	opaque := strings.TrimPrefix(uri, "env:")
+	name, _, _ := strings.Cut(opaque, ":-")
+	// A :? after :- is part of the default.
+	if required, message, ok := strings.Cut(name, requiredMark); ok && strings.HasPrefix(uri, "env:") {
+		if value, _ := os.LookupEnv(required); value == "" {
+			_, message, _ = strings.Cut(opaque, requiredMark) // all after :?, a :- in it too
+			return nil, fmt.Errorf("environment variable %s is not set: %s", required, message)
+		}
+		// Set, it is read as ${env:NAME} is.
+		name, uri = required, "env:"+required
+	}
 	if name == "HOSTNAME" {
 		if _, set := os.LookupEnv(name); !set {
 			// A shell sets HOSTNAME and a service does not (systemd, supervisord, cron; bash
@@ -87,6 +103,9 @@ func (p *provider) Retrieve(ctx context.Context, uri string, watcher confmap.Wat
 	})
 	return confmap.NewRetrieved(text)
 }
+
+// requiredMark separates a variable's name from the message given when it is unset or empty.
+const requiredMark = ":?"
 
 // secret reports whether a variable's name says it holds a credential.
 func secret(name string) bool {

@@ -220,3 +220,40 @@ func TestSecretValueNotLogged(t *testing.T) {
 	}
 	assert.NotContains(t, entry.Message, "123456789")
 }
+
+// ${env:NAME:?message} fails, with the message, where NAME is unset or empty, as a shell's
+// does; set, it is NAME's value, read as ${env:NAME} reads it.
+func TestRequired(t *testing.T) {
+	p := NewFactory().Create(confmaptest.NewNopProviderSettings())
+	uri := "env:MODELPLANE_TEST_REQUIRED:?set it to the backend's URL, such as https://mimir.example.com/api/v1/push (remote-write.yaml)"
+	for _, unset := range []bool{true, false} {
+		if unset {
+			t.Setenv("MODELPLANE_TEST_REQUIRED", "")
+			require.NoError(t, os.Unsetenv("MODELPLANE_TEST_REQUIRED"))
+		} else {
+			t.Setenv("MODELPLANE_TEST_REQUIRED", "")
+		}
+		_, err := p.Retrieve(context.Background(), uri, nil)
+		require.EqualError(t, err, "environment variable MODELPLANE_TEST_REQUIRED is not set: set it to the backend's URL, such as https://mimir.example.com/api/v1/push (remote-write.yaml)")
+	}
+
+	t.Setenv("MODELPLANE_TEST_REQUIRED", "0042")
+	var got attribute
+	require.NoError(t, resolve(t, NewFactory(), "value: ${env:MODELPLANE_TEST_REQUIRED:?say so}").Unmarshal(&got))
+	assert.Equal(t, "0042", got.Value, "read as ${env:NAME} reads it: its text")
+	t.Setenv("MODELPLANE_TEST_REQUIRED", "8080")
+	var number attribute
+	require.NoError(t, resolve(t, NewFactory(), "value: ${env:MODELPLANE_TEST_REQUIRED:?say so}").Unmarshal(&number))
+	assert.Equal(t, 8080, number.Value)
+	// The message is all after :?, a :- in it included.
+	require.NoError(t, os.Unsetenv("MODELPLANE_TEST_REQUIRED"))
+	_, err := p.Retrieve(context.Background(), "env:MODELPLANE_TEST_REQUIRED:?unset:-it is", nil)
+	require.EqualError(t, err, "environment variable MODELPLANE_TEST_REQUIRED is not set: unset:-it is")
+
+	// The stock provider refuses the form; where it had a default, that stays the default.
+	_, err = stock.NewFactory().Create(confmaptest.NewNopProviderSettings()).Retrieve(context.Background(), uri, nil)
+	assert.ErrorContains(t, err, "has invalid name")
+	var def attribute
+	require.NoError(t, resolve(t, NewFactory(), "value: ${env:MODELPLANE_TEST_REQUIRED:-a:?b}").Unmarshal(&def))
+	assert.Equal(t, "a:?b", def.Value)
+}
