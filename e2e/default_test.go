@@ -407,6 +407,26 @@ func TestEmbeddedDefaultWithRemoteWriteNeedsItsEndpoint(t *testing.T) {
 	}
 }
 
+// An endpoint without its scheme, host:port/path as a Prometheus user writes a target, stops
+// the start and validate, naming the field and the value. The exporter took it (read as the
+// scheme "prometheus"), validate passed, and every batch was dropped with "unsupported
+// protocol scheme".
+func TestRemoteWriteEndpointWithoutScheme(t *testing.T) {
+	overrides := filepath.Join(repoRoot(), "deploy", "standalone", "remote-write.yaml")
+	for _, command := range [][]string{{}, {"validate"}} {
+		args := append(command, "--config", "modelplane:default", "--config", overrides)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, collectorBin, args...)
+		cmd.Env = append(os.Environ(), "MODELPLANE_REMOTE_WRITE_ENDPOINT=prometheus:9090/api/v1/write",
+			"MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t))
+		out, err := cmd.CombinedOutput()
+		cancel()
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, "%v: %s", args, out)
+		assert.Contains(t, string(out), `exporters::prometheus_remote_write::endpoint: "prometheus:9090/api/v1/write" has no scheme: write http:// or https:// before it`, "%v", args)
+	}
+}
+
 // withoutEnv returns env without the variable name.
 func withoutEnv(env []string, name string) []string {
 	var kept []string

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	defaultconfig "github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
+	endpointcheck "github.com/modelplaneai/otelcol-modelplane/internal/endpointcheck"
 	envprovider "github.com/modelplaneai/otelcol-modelplane/internal/envprovider"
 	scrapefilter "github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
 	unknownkeys "github.com/modelplaneai/otelcol-modelplane/internal/unknownkeys"
@@ -38,6 +39,7 @@ func main() {
 				ConverterFactories: []confmap.ConverterFactory{
 					scrapefilter.NewFactory(),
 					unknownkeys.NewFactory(),
+					endpointcheck.NewFactory(),
 				},
 			},
 		},
@@ -48,6 +50,7 @@ func main() {
 			defaultconfig.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		},
 		ConverterModules: []string{
+			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		},

@@ -742,3 +742,23 @@ func TestMissingTokenKeyFailsTheStart(t *testing.T) {
 	log := runCollector(t, cfg, func(config string) *exec.Cmd { return exec.Command(bin, "--config="+config) })
 	require.Eventually(t, func() bool { return strings.Contains(log.String(), "Everything is ready") }, 30*time.Second, 100*time.Millisecond)
 }
+
+// A sink endpoint without its scheme (host:port/path, as a Prometheus user writes a target)
+// fails `helm install`, naming the sink's field and the value, before any pod starts; the
+// exporters would take it and then drop every batch. OTLP/gRPC's host:port is its form.
+func TestSinkEndpointWithoutSchemeRefused(t *testing.T) {
+	for _, typ := range []string{"prometheus_remote_write", "otlp_http", "otlphttp"} {
+		_, err := renderValues(t, "sinks:\n- {name: backend, type: "+typ+", endpoint: \"prometheus:9090/api/v1/write\"}\n")
+		require.Error(t, err, typ)
+		assert.Contains(t, err.Error(), "/sinks/0/endpoint", typ)
+		assert.Contains(t, err.Error(), "prometheus:9090/api/v1/write", typ)
+	}
+	for _, ok := range []string{
+		"- {name: a, type: prometheus_remote_write, endpoint: \"https://mimir.example.com/api/v1/push\"}",
+		"- {name: a, type: otlp_http, endpoint: \"HTTP://[::1]:4318\"}",
+		"- {name: a, type: otlp_grpc, endpoint: \"collector:4317\"}",
+	} {
+		_, err := renderValues(t, "sinks:\n"+ok+"\n")
+		assert.NoError(t, err, ok)
+	}
+}

@@ -56,9 +56,9 @@ func (p *provider) Retrieve(ctx context.Context, uri string, watcher confmap.Wat
 	opaque := strings.TrimPrefix(uri, "env:")
 	name, _, _ := strings.Cut(opaque, ":-")
 	// A :? after :- is part of the default.
-	if required, message, ok := strings.Cut(name, requiredMark); ok && strings.HasPrefix(uri, "env:") {
+	if required, _, ok := strings.Cut(name, requiredMark); ok && strings.HasPrefix(uri, "env:") {
 		if value, _ := os.LookupEnv(required); value == "" {
-			_, message, _ = strings.Cut(opaque, requiredMark) // all after :?, a :- in it too
+			_, message, _ := strings.Cut(opaque, requiredMark) // all after :?, a :- in it too
 			return nil, fmt.Errorf("environment variable %s is not set: %s", required, message)
 		}
 		// Set, it is read as ${env:NAME} is.

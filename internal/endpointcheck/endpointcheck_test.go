@@ -1,0 +1,97 @@
+package endpointcheck
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
+)
+
+func convert(t *testing.T, exporters map[string]any) error {
+	t.Helper()
+	conv := NewFactory().Create(confmap.ConverterSettings{})
+	return conv.Convert(context.Background(), confmap.NewFromStringMap(map[string]any{"exporters": exporters}))
+}
+
+func TestEndpoints(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		exporters map[string]any
+		want      string // "" for none
+	}{
+		{"remote write", map[string]any{"prometheus_remote_write": map[string]any{"endpoint": "https://mimir.example.com/api/v1/push"}}, ""},
+		{"remote write, port and IPv6", map[string]any{"prometheus_remote_write/a": map[string]any{"endpoint": "http://[::1]:9090/api/v1/write"}}, ""},
+		{"upper-case scheme", map[string]any{"prometheusremotewrite": map[string]any{"endpoint": "HTTP://127.0.0.1:9090/api/v1/write"}}, ""},
+		{"OTLP by signal", map[string]any{"otlp_http": map[string]any{"metrics_endpoint": "https://otlp.example.com/v1/metrics"}}, ""},
+		{"other exporters are theirs", map[string]any{"otlp": map[string]any{"endpoint": "collector:4317"}, "prometheus": map[string]any{"endpoint": "0.0.0.0:9464"}}, ""},
+
+		{"host:port/path, read as a scheme", map[string]any{"prometheus_remote_write": map[string]any{"endpoint": "prometheus:9090/api/v1/write"}},
+			`exporters::prometheus_remote_write::endpoint: "prometheus:9090/api/v1/write" has no scheme: write http:// or https:// before it (such as https://mimir.example.com/api/v1/push)`},
+		{"host/path", map[string]any{"prometheus_remote_write/mimir": map[string]any{"endpoint": "mimir.example.com/api/v1/push"}},
+			`exporters::prometheus_remote_write/mimir::endpoint: "mimir.example.com/api/v1/push" has no scheme: write http:// or https:// before it (such as https://mimir.example.com/api/v1/push)`},
+		{"OTLP host:port", map[string]any{"otlp_http/vendor": map[string]any{"endpoint": "collector.example.com:4318"}},
+			`exporters::otlp_http/vendor::endpoint: "collector.example.com:4318" has no scheme: write http:// or https:// before it (such as https://otlp.example.com:4318)`},
+		{"gRPC scheme on the HTTP exporter", map[string]any{"otlphttp": map[string]any{"metrics_endpoint": "grpc://collector:4317"}},
+			`exporters::otlphttp::metrics_endpoint: "grpc://collector:4317" has scheme "grpc", not http or https (such as https://otlp.example.com:4318)`},
+		{"no host", map[string]any{"prometheus_remote_write": map[string]any{"endpoint": "https:///api/v1/push"}},
+			`exporters::prometheus_remote_write::endpoint: "https:///api/v1/push" has no host (such as https://mimir.example.com/api/v1/push)`},
+		{"bad port", map[string]any{"prometheus_remote_write": map[string]any{"endpoint": "http://prometheus:90a/api/v1/write"}},
+			`exporters::prometheus_remote_write::endpoint: "http://prometheus:90a/api/v1/write" is not a URL: invalid port ":90a" after host (such as https://mimir.example.com/api/v1/push)`},
+		{"remote write without one", map[string]any{"prometheus_remote_write": map[string]any{"timeout": "10s"}},
+			`exporters::prometheus_remote_write::endpoint: not set (the URL to send to, such as https://mimir.example.com/api/v1/push)`},
+		{"remote write, empty", map[string]any{"prometheus_remote_write": nil},
+			`exporters::prometheus_remote_write::endpoint: not set (the URL to send to, such as https://mimir.example.com/api/v1/push)`},
+		{"not text", map[string]any{"otlp_http": map[string]any{"endpoint": 4318}},
+			`exporters::otlp_http::endpoint: 4318 is not a URL (such as https://otlp.example.com:4318)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := convert(t, c.exporters)
+			if c.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.EqualError(t, err, c.want)
+		})
+	}
+}
+
+// Every endpoint that is wrong is named, in the order of the exporters' names.
+func TestEveryEndpointNamed(t *testing.T) {
+	err := convert(t, map[string]any{
+		"prometheus_remote_write/b": map[string]any{"endpoint": "b:9090/api/v1/write"},
+		"prometheus_remote_write/a": map[string]any{"endpoint": "a:9090/api/v1/write"},
+		"otlp_http":                 map[string]any{"endpoint": "https://ok.example.com", "logs_endpoint": "logs:4318"},
+	})
+	require.Error(t, err)
+	assert.Equal(t, `exporters::otlp_http::logs_endpoint: "logs:4318" has no scheme: write http:// or https:// before it (such as https://otlp.example.com:4318)
+exporters::prometheus_remote_write/a::endpoint: "a:9090/api/v1/write" has no scheme: write http:// or https:// before it (such as https://mimir.example.com/api/v1/push)
+exporters::prometheus_remote_write/b::endpoint: "b:9090/api/v1/write" has no scheme: write http:// or https:// before it (such as https://mimir.example.com/api/v1/push)`, err.Error())
+}
+
+// A configuration without exporters, or without these, passes untouched.
+func TestNothingToCheck(t *testing.T) {
+	conf := confmap.NewFromStringMap(map[string]any{"receivers": map[string]any{"otlp": nil}})
+	require.NoError(t, NewFactory().Create(confmap.ConverterSettings{}).Convert(context.Background(), conf))
+	assert.Equal(t, map[string]any{"receivers": map[string]any{"otlp": nil}}, conf.ToStringMap())
+}
+
+// No endpoint the check passes is one url.Parse refuses or one without an http(s) scheme and
+// a host; none panics.
+func FuzzSendable(f *testing.F) {
+	for _, s := range []string{"https://mimir.example.com/api/v1/push", "prometheus:9090/api/v1/write", "http://[::1]:9090", "https://", "grpc://x:4317", "http://%zz", "http://a b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if sendable(raw) != nil {
+			return
+		}
+		u, err := url.Parse(raw)
+		require.NoError(t, err)
+		assert.Contains(t, []string{"http", "https"}, strings.ToLower(u.Scheme))
+		assert.NotEmpty(t, u.Hostname())
+	})
+}
