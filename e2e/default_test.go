@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
 
@@ -357,17 +358,14 @@ func recommendedRemoteWrite(t *testing.T) map[string]any {
 	return recommended.Exporters["prometheus_remote_write"]
 }
 
-// The embedded default with deploy/standalone/remote-write.yaml merged over it, as the
-// README says: the default's scrapes and local endpoint go on, and the same series reach
+// The embedded default with its remote write overrides (modelplane:remote-write) merged over
+// it, as the README says: the default's scrapes and local endpoint go on, and the same series reach
 // Prometheus through remote write, with reliability.md's delivery settings.
 func TestEmbeddedDefaultWithRemoteWrite(t *testing.T) {
-	overrides := filepath.Join(repoRoot(), "deploy", "standalone", "remote-write.yaml")
-	data, err := os.ReadFile(overrides)
-	require.NoError(t, err)
 	var file struct {
 		Exporters map[string]map[string]any `yaml:"exporters"`
 	}
-	require.NoError(t, yaml.Unmarshal(data, &file))
+	require.NoError(t, yaml.Unmarshal(defaultconfig.RemoteWriteYAML, &file))
 	rw := file.Exporters["prometheus_remote_write"]
 	assert.True(t, strings.HasPrefix(rw["endpoint"].(string), "${env:MODELPLANE_REMOTE_WRITE_ENDPOINT:?"), rw["endpoint"])
 	delete(rw, "endpoint")
@@ -377,7 +375,7 @@ func TestEmbeddedDefaultWithRemoteWrite(t *testing.T) {
 
 	prom := startPrometheus(t)
 	t.Setenv("MODELPLANE_REMOTE_WRITE_ENDPOINT", "http://"+prom.addr+"/api/v1/write")
-	d := startEmbeddedDefault(t, collectorBin, "--config", "modelplane:default", "--config", overrides)
+	d := startEmbeddedDefault(t, collectorBin, "--config", "modelplane:default", "--config", "modelplane:remote-write")
 	eventually(t, "both engines' queues in Prometheus", func() bool {
 		return len(prom.query(t, `modelplane_requests_waiting{cluster="laptop"}`)) == 2
 	})
@@ -386,14 +384,13 @@ func TestEmbeddedDefaultWithRemoteWrite(t *testing.T) {
 	assert.Empty(t, prom.query(t, `{__name__=~".+", __name__!~"modelplane_.*"}`), "only modelplane_* leaves the host")
 }
 
-// remote-write.yaml without MODELPLANE_REMOTE_WRITE_ENDPOINT (unset, or set but empty) does
+// modelplane:remote-write without MODELPLANE_REMOTE_WRITE_ENDPOINT (unset, or set but empty) does
 // not start, and says which variable to set and where it is read; the exporter's own error
 // was "invalid endpoint", naming neither.
 func TestEmbeddedDefaultWithRemoteWriteNeedsItsEndpoint(t *testing.T) {
-	overrides := filepath.Join(repoRoot(), "deploy", "standalone", "remote-write.yaml")
 	for _, env := range [][]string{{}, {"MODELPLANE_REMOTE_WRITE_ENDPOINT="}} {
 		for _, command := range [][]string{{}, {"validate"}} {
-			args := append(command, "--config", "modelplane:default", "--config", overrides)
+			args := append(command, "--config", "modelplane:default", "--config", "modelplane:remote-write")
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			cmd := exec.CommandContext(ctx, collectorBin, args...)
 			cmd.Env = append(withoutEnv(os.Environ(), "MODELPLANE_REMOTE_WRITE_ENDPOINT"), env...)
@@ -401,7 +398,7 @@ func TestEmbeddedDefaultWithRemoteWriteNeedsItsEndpoint(t *testing.T) {
 			cancel()
 			var exit *exec.ExitError
 			require.ErrorAs(t, err, &exit, "%v %v: %s", env, args, out)
-			assert.Contains(t, string(out), "environment variable MODELPLANE_REMOTE_WRITE_ENDPOINT is not set: set it to your backend's remote write URL, such as https://mimir.example.com/api/v1/push (remote-write.yaml, exporters::prometheus_remote_write::endpoint)", "%v %v", env, args)
+			assert.Contains(t, string(out), "environment variable MODELPLANE_REMOTE_WRITE_ENDPOINT is not set: set it to your backend's remote write URL, such as https://mimir.example.com/api/v1/push (modelplane:remote-write, exporters::prometheus_remote_write::endpoint)", "%v %v", env, args)
 			assert.NotContains(t, string(out), "invalid endpoint")
 		}
 	}
@@ -412,9 +409,8 @@ func TestEmbeddedDefaultWithRemoteWriteNeedsItsEndpoint(t *testing.T) {
 // scheme "prometheus"), validate passed, and every batch was dropped with "unsupported
 // protocol scheme".
 func TestRemoteWriteEndpointWithoutScheme(t *testing.T) {
-	overrides := filepath.Join(repoRoot(), "deploy", "standalone", "remote-write.yaml")
 	for _, command := range [][]string{{}, {"validate"}} {
-		args := append(command, "--config", "modelplane:default", "--config", overrides)
+		args := append(command, "--config", "modelplane:default", "--config", "modelplane:remote-write")
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		cmd := exec.CommandContext(ctx, collectorBin, args...)
 		cmd.Env = append(os.Environ(), "MODELPLANE_REMOTE_WRITE_ENDPOINT=prometheus:9090/api/v1/write",

@@ -63,8 +63,7 @@ func prepareArgs(args []string) []string {
 	if len(rest) > 0 {
 		switch rest[0] {
 		case "default-config":
-			_, _ = os.Stdout.Write(defaultconfig.YAML)
-			os.Exit(0)
+			os.Exit(printDefaultConfig(rest[1:], os.Stdout, os.Stderr))
 		case "--version", "-v", "version":
 			fmt.Println(versionLine())
 			os.Exit(0)
@@ -96,6 +95,26 @@ func prepareArgs(args []string) []string {
 	return append(args, "--config="+defaultconfig.URI)
 }
 
+// printDefaultConfig writes the embedded configuration args name (the default without one)
+// and returns the exit code.
+func printDefaultConfig(args []string, stdout, stderr io.Writer) int {
+	name := "default"
+	switch {
+	case len(args) == 1:
+		name = args[0]
+	case len(args) > 1:
+		fmt.Fprintf(stderr, "default-config takes one name (%s), not %q\n", strings.Join(defaultconfig.Names(), ", "), args)
+		return 2
+	}
+	doc, ok := defaultconfig.Documents[name]
+	if !ok {
+		fmt.Fprintf(stderr, "default-config: no embedded configuration %q; there are %s\n", name, strings.Join(defaultconfig.Names(), ", "))
+		return 2
+	}
+	_, _ = stdout.Write(doc)
+	return 0
+}
+
 // stdout is where the help preface goes; a test replaces it.
 var stdout io.Writer = os.Stdout
 
@@ -109,7 +128,9 @@ while it answers), maps everything to modelplane_* series and serves them at
 node labels.
 
 Commands of otelcol-modelplane, besides the collector's own below:
-  default-config   print the embedded default configuration
+  default-config   print the embedded default configuration; default-config remote-write
+                   prints what --config modelplane:default --config modelplane:remote-write
+                   adds: remote write to MODELPLANE_REMOTE_WRITE_ENDPOINT
   preview SOURCE   show the modelplane_* series made of one /metrics page (preview -h)
   validate         check a configuration and every mapping file it names
   --version        the version, the commit it was built from and the collector release

@@ -156,6 +156,53 @@ func TestDefaultConfigIsValid(t *testing.T) {
 	assert.Len(t, cfg.Service.Pipelines, 1)
 }
 
+// The remote write overrides merged over the default resolve and validate, with the
+// endpoint given: the pipeline exports to both.
+func TestRemoteWriteOverridesAreValid(t *testing.T) {
+	t.Setenv("MODELPLANE_REMOTE_WRITE_ENDPOINT", "https://mimir.example.com/api/v1/push")
+	factories, err := components()
+	require.NoError(t, err)
+	provider, err := otelcol.NewConfigProvider(otelcol.ConfigProviderSettings{
+		ResolverSettings: confmap.ResolverSettings{
+			URIs:              []string{defaultconfig.URI, defaultconfig.RemoteWriteURI},
+			ProviderFactories: []confmap.ProviderFactory{envprovider.NewFactory(), defaultconfig.NewFactory()},
+			DefaultScheme:     "env",
+		},
+	})
+	require.NoError(t, err)
+	cfg, err := provider.Get(t.Context(), factories)
+	require.NoError(t, err)
+	require.NoError(t, cfg.Validate())
+	var exporters []string
+	for _, p := range cfg.Service.Pipelines {
+		for _, e := range p.Exporters {
+			exporters = append(exporters, e.String())
+		}
+	}
+	assert.Equal(t, []string{"prometheus", "prometheus_remote_write"}, exporters)
+}
+
+// default-config prints the default, or the embedded configuration it is named; any other
+// name is refused, listing the names.
+func TestPrintDefaultConfig(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []byte
+	}{{nil, defaultconfig.YAML}, {[]string{"default"}, defaultconfig.YAML}, {[]string{"remote-write"}, defaultconfig.RemoteWriteYAML}} {
+		var out, errOut strings.Builder
+		assert.Equal(t, 0, printDefaultConfig(c.args, &out, &errOut), c.args)
+		assert.Equal(t, string(c.want), out.String(), c.args)
+		assert.Empty(t, errOut.String())
+	}
+	var out, errOut strings.Builder
+	assert.Equal(t, 2, printDefaultConfig([]string{"remote_write"}, &out, &errOut))
+	assert.Empty(t, out.String())
+	assert.Equal(t, "default-config: no embedded configuration \"remote_write\"; there are default, remote-write\n", errOut.String())
+	errOut.Reset()
+	assert.Equal(t, 2, printDefaultConfig([]string{"default", "remote-write"}, &out, &errOut))
+	assert.Contains(t, errOut.String(), "default-config takes one name (default, remote-write)")
+}
+
 // make check-generated fails when builder-config.yaml changes without `make generate`.
 func TestCheckGeneratedDetectsStaleCode(t *testing.T) {
 	builder := filepath.Join("..", "..", ".cache", "bin", "builder")

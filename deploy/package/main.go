@@ -52,7 +52,7 @@ func main() {
 		bins = []string{"bin/otelcol-modelplane"}
 	}
 	src := sources{unit: filepath.Join(*standalone, "otelcol-modelplane.service"), config: filepath.Join(*standalone, "config.yaml"),
-		example: filepath.Join(*standalone, "mappings", "example.yaml"), remoteWrite: filepath.Join(*standalone, "remote-write.yaml"), license: *license}
+		example: filepath.Join(*standalone, "mappings", "example.yaml"), license: *license}
 	written, err := build(bins, *version, *out, *maintainer, time.Unix(*mtime, 0).UTC(), src)
 	if err != nil {
 		log.Fatal(err)
@@ -70,7 +70,7 @@ func sourceDateEpoch() int64 {
 }
 
 // sources are the files of the repository a package holds beside the binary.
-type sources struct{ unit, config, example, remoteWrite, license string }
+type sources struct{ unit, config, example, license string }
 
 // debianVersion is what dpkg accepts as an upstream version without a revision.
 var debianVersion = regexp.MustCompile(`^[0-9][A-Za-z0-9.+~]*$`)
@@ -153,14 +153,14 @@ func build(bins []string, version, out, maintainer string, mtime time.Time, src 
 }
 
 // packaged are the repository's files a package holds, read once.
-type packaged struct{ unit, config, example, remoteWrite, license []byte }
+type packaged struct{ unit, config, example, license []byte }
 
 func readSources(src sources) (packaged, error) {
 	var p packaged
 	for _, f := range []struct {
 		path string
 		into *[]byte
-	}{{src.unit, &p.unit}, {src.config, &p.config}, {src.example, &p.example}, {src.remoteWrite, &p.remoteWrite}, {src.license, &p.license}} {
+	}{{src.unit, &p.unit}, {src.config, &p.config}, {src.example, &p.example}, {src.license, &p.license}} {
 		data, err := os.ReadFile(f.path)
 		if err != nil {
 			return p, err
@@ -222,15 +222,14 @@ func writeTar(prefix string, entries []entry, mtime time.Time) ([]byte, error) {
 }
 
 // tarball is the release archive: one folder with the binary and what `make install` puts
-// beside it, for hosts without dpkg, and the overrides that add remote write to the
-// embedded default, for a binary run as it is.
+// beside it, for hosts without dpkg (the binary embeds the default and its remote write
+// overrides, for a binary run as it is).
 func tarball(exe []byte, p packaged, folder string, mtime time.Time) ([]byte, error) {
 	return writeTar(folder+"/", []entry{
 		{"otelcol-modelplane", 0o755, exe},
 		{"otelcol-modelplane.service", 0o644, p.unit},
 		{"config.yaml", 0o644, p.config},
 		{"mappings/example.yaml", 0o644, p.example},
-		{"remote-write.yaml", 0o644, p.remoteWrite},
 		{"LICENSE", 0o644, p.license},
 	}, mtime)
 }

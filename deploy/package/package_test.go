@@ -18,11 +18,10 @@ import (
 
 // repoSources are the files `make package` packs, seen from this folder.
 var repoSources = sources{
-	unit:        "../standalone/otelcol-modelplane.service",
-	config:      "../standalone/config.yaml",
-	example:     "../standalone/mappings/example.yaml",
-	remoteWrite: "../standalone/remote-write.yaml",
-	license:     "../../LICENSE",
+	unit:    "../standalone/otelcol-modelplane.service",
+	config:  "../standalone/config.yaml",
+	example: "../standalone/mappings/example.yaml",
+	license: "../../LICENSE",
 }
 
 // dpkg runs Debian's dpkg on a root of its own, as a host's root would be, and returns its
@@ -133,11 +132,11 @@ otelcol-modelplane_0.1.0_linux_arm64.tar.gz: OK
 	x := t.TempDir()
 	query(t, "tar", "-xzf", filepath.Join(dist, "otelcol-modelplane_0.1.0_linux_amd64.tar.gz"), "-C", x)
 	assert.Contains(t, query(t, filepath.Join(x, "otelcol-modelplane_0.1.0_linux_amd64", "otelcol-modelplane"), "--version"), "0.1.0")
-	for _, f := range []string{"otelcol-modelplane.service", "config.yaml", "mappings/example.yaml", "remote-write.yaml", "LICENSE"} {
+	for _, f := range []string{"otelcol-modelplane.service", "config.yaml", "mappings/example.yaml", "LICENSE"} {
 		assert.FileExists(t, filepath.Join(x, "otelcol-modelplane_0.1.0_linux_amd64", f))
 	}
 	// Run from its folder, as the README has it, the embedded default with remote write loads.
-	validate := exec.Command("./otelcol-modelplane", "validate", "--config", "modelplane:default", "--config", "remote-write.yaml")
+	validate := exec.Command("./otelcol-modelplane", "validate", "--config", "modelplane:default", "--config", "modelplane:remote-write")
 	validate.Dir = filepath.Join(x, "otelcol-modelplane_0.1.0_linux_amd64")
 	validate.Env = append(os.Environ(), "MODELPLANE_REMOTE_WRITE_ENDPOINT=http://127.0.0.1:9090/api/v1/write")
 	out, err = validate.CombinedOutput()

@@ -79,3 +79,17 @@ func TestProviderNamesABadVariable(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, raw, "receivers")
 }
+
+// The provider serves each embedded configuration by name, and names them for any other.
+func TestDocuments(t *testing.T) {
+	t.Setenv("MODELPLANE_SCRAPE_INTERVAL", "abc") // the default's variables are checked for the default only
+	r, err := provider{}.Retrieve(context.Background(), RemoteWriteURI, nil)
+	require.NoError(t, err)
+	raw, err := r.AsRaw()
+	require.NoError(t, err)
+	assert.Contains(t, raw.(map[string]any)["exporters"], "prometheus_remote_write")
+	_, err = provider{}.Retrieve(context.Background(), URI, nil)
+	assert.ErrorContains(t, err, "MODELPLANE_SCRAPE_INTERVAL")
+	_, err = provider{}.Retrieve(context.Background(), "modelplane:remote_write", nil)
+	assert.EqualError(t, err, `"modelplane:remote_write": the modelplane scheme serves modelplane:default, modelplane:remote-write`)
+}

@@ -1,5 +1,7 @@
-// Package defaultconfig embeds the default configuration of otelcol-modelplane and serves it
-// as the confmap provider of scheme "modelplane": `--config modelplane:default`.
+// Package defaultconfig embeds the default configuration of otelcol-modelplane and the
+// overrides that add remote write to it, and serves them as the confmap provider of scheme
+// "modelplane": `--config modelplane:default`, and `--config modelplane:default --config
+// modelplane:remote-write`.
 package defaultconfig // import "github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 
 import (
@@ -7,6 +9,8 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"go.opentelemetry.io/collector/confmap"
 )
@@ -16,11 +20,34 @@ import (
 //go:embed default.yaml
 var YAML []byte
 
+// RemoteWriteYAML adds remote write to the default: merged over it, the same series also go to
+// the backend MODELPLANE_REMOTE_WRITE_ENDPOINT names. Embedded, so that a container or a
+// binary on a host needs no file for it.
+//
+//go:embed remote-write.yaml
+var RemoteWriteYAML []byte
+
 const (
 	scheme = "modelplane"
 	// URI loads the embedded default.
 	URI = scheme + ":default"
+	// RemoteWriteURI loads the remote write overrides.
+	RemoteWriteURI = scheme + ":remote-write"
 )
+
+// Documents are the embedded configurations by name, as `--config modelplane:NAME` and
+// `default-config NAME` take them.
+var Documents = map[string][]byte{"default": YAML, "remote-write": RemoteWriteYAML}
+
+// Names lists the names of Documents, sorted.
+func Names() []string {
+	names := make([]string, 0, len(Documents))
+	for n := range Documents {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
 
 type provider struct{}
 
@@ -30,13 +57,16 @@ func NewFactory() confmap.ProviderFactory {
 }
 
 func (provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc) (*confmap.Retrieved, error) {
-	if uri != URI {
-		return nil, fmt.Errorf("%q: the modelplane scheme serves only %q", uri, URI)
+	doc, ok := Documents[strings.TrimPrefix(uri, scheme+":")]
+	if !ok {
+		return nil, fmt.Errorf("%q: the modelplane scheme serves %s:%s", uri, scheme, strings.Join(Names(), ", "+scheme+":"))
 	}
-	if err := checkEnv(os.LookupEnv); err != nil {
-		return nil, fmt.Errorf("the embedded default (%s): %w", URI, err)
+	if uri == URI {
+		if err := checkEnv(os.LookupEnv); err != nil {
+			return nil, fmt.Errorf("the embedded default (%s): %w", URI, err)
+		}
 	}
-	return confmap.NewRetrievedFromYAML(YAML)
+	return confmap.NewRetrievedFromYAML(doc)
 }
 
 func (provider) Scheme() string { return scheme }
