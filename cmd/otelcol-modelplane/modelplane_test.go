@@ -138,13 +138,15 @@ func TestPrepareArgs(t *testing.T) {
 	assert.Empty(t, help.String())
 }
 
-// The embedded default resolves and validates against the components of this build.
-func TestDefaultConfigIsValid(t *testing.T) {
+// embeddedConfig resolves uris with the env and modelplane providers and validates the
+// result against the components of this build.
+func embeddedConfig(t *testing.T, uris ...string) *otelcol.Config {
+	t.Helper()
 	factories, err := components()
 	require.NoError(t, err)
 	provider, err := otelcol.NewConfigProvider(otelcol.ConfigProviderSettings{
 		ResolverSettings: confmap.ResolverSettings{
-			URIs:              []string{defaultconfig.URI},
+			URIs:              uris,
 			ProviderFactories: []confmap.ProviderFactory{envprovider.NewFactory(), defaultconfig.NewFactory()},
 			DefaultScheme:     "env",
 		},
@@ -153,28 +155,20 @@ func TestDefaultConfigIsValid(t *testing.T) {
 	cfg, err := provider.Get(t.Context(), factories)
 	require.NoError(t, err)
 	require.NoError(t, cfg.Validate())
-	assert.Len(t, cfg.Service.Pipelines, 1)
+	return cfg
+}
+
+// The embedded default resolves and validates against the components of this build.
+func TestDefaultConfigIsValid(t *testing.T) {
+	assert.Len(t, embeddedConfig(t, defaultconfig.URI).Service.Pipelines, 1)
 }
 
 // The remote write overrides merged over the default resolve and validate, with the
 // endpoint given: the pipeline exports to both.
 func TestRemoteWriteOverridesAreValid(t *testing.T) {
 	t.Setenv("MODELPLANE_REMOTE_WRITE_ENDPOINT", "https://mimir.example.com/api/v1/push")
-	factories, err := components()
-	require.NoError(t, err)
-	provider, err := otelcol.NewConfigProvider(otelcol.ConfigProviderSettings{
-		ResolverSettings: confmap.ResolverSettings{
-			URIs:              []string{defaultconfig.URI, defaultconfig.RemoteWriteURI},
-			ProviderFactories: []confmap.ProviderFactory{envprovider.NewFactory(), defaultconfig.NewFactory()},
-			DefaultScheme:     "env",
-		},
-	})
-	require.NoError(t, err)
-	cfg, err := provider.Get(t.Context(), factories)
-	require.NoError(t, err)
-	require.NoError(t, cfg.Validate())
 	var exporters []string
-	for _, p := range cfg.Service.Pipelines {
+	for _, p := range embeddedConfig(t, defaultconfig.URI, defaultconfig.RemoteWriteURI).Service.Pipelines {
 		for _, e := range p.Exporters {
 			exporters = append(exporters, e.String())
 		}
