@@ -300,13 +300,7 @@ func TestStandaloneExampleSends(t *testing.T) {
 		prom := startPrometheus(t)
 		proxy := startTokenProxy(t, prom.addr, "secret-1")
 		col, _ := startStandalone(t, env, func(cfg string) string {
-			cfg = uncommentBlock(t, cfg, "prometheus_remote_write")
-			sameDeliverySettings(t, cfg)
-			cfg = uncommentBlock(t, cfg, "auth")
-			cfg = uncommentBlock(t, cfg, "bearertokenauth")
-			cfg = appendToList(t, cfg, "  extensions: ", "bearertokenauth")
-			cfg = appendToList(t, cfg, "      exporters: ", "prometheus_remote_write")
-			return strings.Replace(cfg, "https://mimir.example.com/api/v1/push", "http://"+proxy.addr+"/api/v1/write", 1)
+			return remoteWriteWithToken(t, cfg, "http://"+proxy.addr+"/api/v1/write")
 		})
 		eventually(t, "both engines' queues in Prometheus", func() bool {
 			return len(prom.query(t, `modelplane_requests_waiting{node="`+host+`"}`)) == 2
@@ -314,6 +308,22 @@ func TestStandaloneExampleSends(t *testing.T) {
 		assert.Positive(t, proxy.uses("secret-1"))
 		assert.Zero(t, proxy.refused.Load(), "no write refused for its token")
 		assert.NotContains(t, col.out.String(), "401 Unauthorized")
+	})
+
+	// Uncommented without the token in the environment, the example does not start and says
+	// which variable to set and where; before, the extension's own "no bearer token
+	// provided" named neither.
+	t.Run("token not set", func(t *testing.T) {
+		shipped, err := os.ReadFile(filepath.Join(repoRoot(), "deploy", "standalone", "config.yaml"))
+		require.NoError(t, err)
+		path := filepath.Join(t.TempDir(), "config.yaml")
+		cfg := strings.ReplaceAll(remoteWriteWithToken(t, string(shipped), "http://127.0.0.1:9090/api/v1/write"), "/etc/otelcol-modelplane/mappings", t.TempDir())
+		require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
+		validate := exec.Command(collectorBin, "validate", "--config="+path)
+		validate.Env = withoutEnv(env, "MODELPLANE_BACKEND_TOKEN")
+		out, err := validate.CombinedOutput()
+		require.Error(t, err, string(out))
+		assert.Contains(t, string(out), "environment variable MODELPLANE_BACKEND_TOKEN is not set: set it in /etc/otelcol-modelplane/environment")
 	})
 
 	t.Run("OTLP with the queue on disk", func(t *testing.T) {
@@ -327,6 +337,19 @@ func TestStandaloneExampleSends(t *testing.T) {
 			return sink.timestamps("modelplane_requests_preempted_total", host+"-vllm") > 1
 		})
 	})
+}
+
+// remoteWriteWithToken uncomments the standalone example's remote write to endpoint and the
+// bearer token it sends, as the comments say.
+func remoteWriteWithToken(t *testing.T, cfg, endpoint string) string {
+	t.Helper()
+	cfg = uncommentBlock(t, cfg, "prometheus_remote_write")
+	sameDeliverySettings(t, cfg)
+	cfg = uncommentBlock(t, cfg, "auth")
+	cfg = uncommentBlock(t, cfg, "bearertokenauth")
+	cfg = appendToList(t, cfg, "  extensions: ", "bearertokenauth")
+	cfg = appendToList(t, cfg, "      exporters: ", "prometheus_remote_write")
+	return strings.Replace(cfg, "https://mimir.example.com/api/v1/push", endpoint, 1)
 }
 
 // sameDeliverySettings checks that cfg's remote write exporter is the one
