@@ -446,6 +446,31 @@ func TestRemoteWriteEndpointWithoutScheme(t *testing.T) {
 	}
 }
 
+// The overrides before the default (--config modelplane:remote-write --config
+// modelplane:default) end with the default's exporter list: the remote write exporter is
+// valid and gets nothing. The collector said nothing; now validate and the collector's log
+// name it, and the order that works.
+func TestOverridesBeforeTheDefaultAreWarned(t *testing.T) {
+	for _, c := range []struct {
+		order []string
+		warn  bool
+	}{
+		{[]string{"modelplane:remote-write", "modelplane:default"}, true},
+		{[]string{"modelplane:default", "modelplane:remote-write"}, false},
+	} {
+		cmd := exec.Command(collectorBin, "validate", "--config", c.order[0], "--config", c.order[1])
+		cmd.Env = append(os.Environ(), "MODELPLANE_REMOTE_WRITE_ENDPOINT=http://127.0.0.1:9090/api/v1/write")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%v: %s", c.order, out)
+		const warning = "warning: exporters::prometheus_remote_write: in no pipeline: nothing is sent to it. A list in a later --config replaces the earlier one's, so overrides go last (--config modelplane:default --config modelplane:remote-write)"
+		if c.warn {
+			assert.Contains(t, string(out), warning, c.order)
+		} else {
+			assert.Empty(t, string(out), c.order)
+		}
+	}
+}
+
 // withoutEnv returns env without the variable name.
 func withoutEnv(env []string, name string) []string {
 	var kept []string

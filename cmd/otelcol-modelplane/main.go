@@ -11,6 +11,7 @@ import (
 	envprovider "github.com/modelplaneai/otelcol-modelplane/internal/envprovider"
 	scrapefilter "github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
 	unknownkeys "github.com/modelplaneai/otelcol-modelplane/internal/unknownkeys"
+	unusedexporters "github.com/modelplaneai/otelcol-modelplane/internal/unusedexporters"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	fileprovider "go.opentelemetry.io/collector/confmap/provider/fileprovider"
@@ -40,6 +41,7 @@ func main() {
 					scrapefilter.NewFactory(),
 					unknownkeys.NewFactory(),
 					endpointcheck.NewFactory(),
+					unusedexporters.NewFactory(),
 				},
 			},
 		},
@@ -50,6 +52,7 @@ func main() {
 			defaultconfig.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		},
 		ConverterModules: []string{
+			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/featuregate"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
+	"github.com/modelplaneai/otelcol-modelplane/internal/unusedexporters"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
 
@@ -78,6 +79,8 @@ func prepareArgs(args []string) []string {
 		case "validate":
 			// validate also reads the mapping files and fails on any problem in them.
 			modelplanemapping.SetStrictFileValidation(true)
+			// It runs the converters without a logger; their warnings go to stderr.
+			unusedexporters.Notes = os.Stderr
 		case reloadCheck:
 			// validate as a reload would load the configuration: a broken mapping file
 			// is skipped there, not fatal (reload_unix.go).

@@ -1,0 +1,78 @@
+// Package unusedexporters is otelcol-modelplane's confmap converter that warns about exporters
+// no pipeline uses.
+//
+// The collector builds only the components its pipelines name and says nothing of the others,
+// so an exporter left out of every pipeline sends nothing, silently. The usual way in is the
+// order of --config: a later file's list replaces an earlier one's, so `--config
+// modelplane:remote-write --config modelplane:default` ends with the default's exporter list,
+// and the remote write exporter, configured and valid, never gets a point.
+package unusedexporters // import "github.com/modelplaneai/otelcol-modelplane/internal/unusedexporters"
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+
+	"go.opentelemetry.io/collector/confmap"
+	"go.uber.org/zap"
+)
+
+// NewFactory returns the factory of the converter.
+func NewFactory() confmap.ConverterFactory {
+	return confmap.NewConverterFactory(func(set confmap.ConverterSettings) confmap.Converter {
+		logger := set.Logger
+		if logger == nil {
+			logger = zap.NewNop()
+		}
+		return converter{logger: logger}
+	})
+}
+
+type converter struct{ logger *zap.Logger }
+
+// why is what the warning says of an unused exporter.
+const why = "nothing is sent to it. A list in a later --config replaces the earlier one's, " +
+	"so overrides go last (--config modelplane:default --config modelplane:remote-write)"
+
+// Notes, when set, also gets each warning as a line: `validate` sets it to its stderr, as it
+// runs the converters without a logger.
+var Notes io.Writer
+
+// Convert changes nothing; it warns of each exporter no pipeline names.
+func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
+	for _, id := range Unused(conf) {
+		c.logger.Warn("Exporter configured but in no pipeline: "+why, zap.String("exporter", id))
+		if Notes != nil {
+			fmt.Fprintf(Notes, "warning: exporters::%s: in no pipeline: %s\n", id, why)
+		}
+	}
+	return nil
+}
+
+// Unused returns the ids of the exporters of conf that no pipeline names, sorted.
+func Unused(conf *confmap.Conf) []string {
+	exporters, _ := conf.Get("exporters").(map[string]any)
+	if len(exporters) == 0 {
+		return nil
+	}
+	used := map[string]bool{}
+	pipelines, _ := conf.Get("service::pipelines").(map[string]any)
+	for _, p := range pipelines {
+		body, _ := p.(map[string]any)
+		list, _ := body["exporters"].([]any)
+		for _, e := range list {
+			if id, ok := e.(string); ok {
+				used[id] = true
+			}
+		}
+	}
+	var unused []string
+	for _, id := range slices.Sorted(maps.Keys(exporters)) {
+		if !used[id] {
+			unused = append(unused, id)
+		}
+	}
+	return unused
+}
