@@ -21,12 +21,9 @@ import (
 
 // NewFactory returns the factory of the converter.
 func NewFactory() confmap.ConverterFactory {
+	// The collector gives converters a logger (a no-op one where it has none).
 	return confmap.NewConverterFactory(func(set confmap.ConverterSettings) confmap.Converter {
-		logger := set.Logger
-		if logger == nil {
-			logger = zap.NewNop()
-		}
-		return converter{logger: logger}
+		return converter{logger: set.Logger}
 	})
 }
 
