@@ -24,6 +24,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,8 +58,11 @@ func (p *provider) Retrieve(ctx context.Context, uri string, watcher confmap.Wat
 	name, _, _ := strings.Cut(opaque, ":-")
 	// A :? after :- is part of the default.
 	if required, _, ok := strings.Cut(name, requiredMark); ok && strings.HasPrefix(uri, "env:") {
-		if value, _ := os.LookupEnv(required); value == "" {
+		if value, _ := os.LookupEnv(required); value == "" && validName.MatchString(required) {
 			_, message, _ := strings.Cut(opaque, requiredMark) // all after :?, a :- in it too
+			if message == "" {
+				return nil, fmt.Errorf("environment variable %s is not set", required)
+			}
 			return nil, fmt.Errorf("environment variable %s is not set: %s", required, message)
 		}
 		// Set, it is read as ${env:NAME} is.
@@ -103,6 +107,10 @@ func (p *provider) Retrieve(ctx context.Context, uri string, watcher confmap.Wat
 	})
 	return confmap.NewRetrieved(text)
 }
+
+// validName is what the stock provider takes as a variable's name; it refuses any other, set
+// or not, and so does ${env:NAME:?message}.
+var validName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
 
 // requiredMark separates a variable's name from the message given when it is unset or empty.
 const requiredMark = ":?"

@@ -249,6 +249,11 @@ func TestRequired(t *testing.T) {
 	require.NoError(t, os.Unsetenv("MODELPLANE_TEST_REQUIRED"))
 	_, err := p.Retrieve(context.Background(), "env:MODELPLANE_TEST_REQUIRED:?unset:-it is", nil)
 	require.EqualError(t, err, "environment variable MODELPLANE_TEST_REQUIRED is not set: unset:-it is")
+	_, err = p.Retrieve(context.Background(), "env:MODELPLANE_TEST_REQUIRED:?", nil)
+	require.EqualError(t, err, "environment variable MODELPLANE_TEST_REQUIRED is not set")
+	// A name the stock provider refuses is refused the same way, set or not.
+	_, err = p.Retrieve(context.Background(), "env:MODELPLANE-TEST:?say so", nil)
+	require.ErrorContains(t, err, `environment variable "MODELPLANE-TEST" has invalid name`)
 
 	// The stock provider refuses the form; where it had a default, that stays the default.
 	_, err = stock.NewFactory().Create(confmaptest.NewNopProviderSettings()).Retrieve(context.Background(), uri, nil)
