@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -261,4 +262,30 @@ func TestRequired(t *testing.T) {
 	var def attribute
 	require.NoError(t, resolve(t, NewFactory(), "value: ${env:MODELPLANE_TEST_REQUIRED:-a:?b}").Unmarshal(&def))
 	assert.Equal(t, "a:?b", def.Value)
+}
+
+// For any text after env: with :? in it, Retrieve does not panic; it gives a value only for a
+// variable that is set and not empty, and refuses with the name it read otherwise.
+func FuzzRequired(f *testing.F) {
+	for _, s := range []string{"MODELPLANE_FUZZ_SET:?msg", "MODELPLANE_FUZZ_UNSET:?msg", "MODELPLANE_FUZZ_EMPTY:?", "X:-a:?b", ":?", "A:?b:?c", "MODELPLANE_FUZZ_SET:?:-x", "1X:?m"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, opaque string) {
+		t.Setenv("MODELPLANE_FUZZ_SET", "v")
+		t.Setenv("MODELPLANE_FUZZ_EMPTY", "")
+		p := NewFactory().Create(confmaptest.NewNopProviderSettings())
+		r, err := p.Retrieve(context.Background(), "env:"+opaque, nil)
+		name, _, _ := strings.Cut(opaque, ":-")
+		required, _, isRequired := strings.Cut(name, ":?")
+		if !isRequired {
+			return // the stock provider's form: FuzzRetrieve's
+		}
+		if err == nil {
+			require.NotNil(t, r)
+			assert.NotEmpty(t, os.Getenv(required), "a value only for a set variable: %q", opaque)
+			return
+		}
+		// Named as it is, or quoted where the stock provider refuses the name.
+		assert.True(t, strings.Contains(err.Error(), required) || strings.Contains(err.Error(), strconv.Quote(required)), "%q: %v", opaque, err)
+	})
 }
