@@ -250,14 +250,14 @@ func TestLint(t *testing.T) {
 // with a message naming them.
 func TestSchemaRejectsBadValues(t *testing.T) {
 	cases := map[string]string{
-		"clusterNmae: x\n":                                             "clusterNmae",
-		"dcgm: {enabled: yes-please}\n":                                "at '/dcgm/enabled': got string, want boolean",
-		"sinks: [{name: Mimir, type: prometheus_remote_write}]\n":      "at '/sinks/0/name': 'Mimir' does not match pattern",
-		"sinks: [{name: m, type: kafka}]\n":                            "at '/sinks/0/type': value must be one of",
-		"sinks: [{name: m, type: otlp_http}, {name: m, type: otlp}]\n": `sinks[1].name: "m" is already sinks[0].name; every sink needs its own name`,
-		"scrape: {interval: 15}\n":                                     "at '/scrape/interval': got number, want string",
-		"selfTelemetry: {port: 13133}\n":                               "selfTelemetry.port: 13133 is already healthCheck.port",
-		"selfTelemetry: {level: verbose}\n":                            "at '/selfTelemetry/level': value must be one of",
+		"clusterNmae: x\n":                                        "clusterNmae",
+		"dcgm: {enabled: yes-please}\n":                           "at '/dcgm/enabled': got string, want boolean",
+		"sinks: [{name: Mimir, type: prometheus_remote_write}]\n": "at '/sinks/0/name': 'Mimir' does not match pattern",
+		"sinks: [{name: m, type: kafka}]\n":                       "at '/sinks/0/type': value must be one of",
+		"sinks: [{name: m, type: otlp_http, endpoint: https://a.example.com}, {name: m, type: otlp, endpoint: b.example.com:4317}]\n": `sinks[1].name: "m" is already sinks[0].name; every sink needs its own name`,
+		"scrape: {interval: 15}\n":          "at '/scrape/interval': got number, want string",
+		"selfTelemetry: {port: 13133}\n":    "selfTelemetry.port: 13133 is already healthCheck.port",
+		"selfTelemetry: {level: verbose}\n": "at '/selfTelemetry/level': value must be one of",
 		"mappings: [{apiVersion: v1, kind: MetricMapping, metadata: {name: x}, spec: {metrics: [{}]}}]\n": "at '/mappings/0/apiVersion': value must be 'modelplane.ai/v1alpha1'",
 		// Two ConfigMaps in one folder: the API server would refuse the DaemonSet.
 		"mappingConfigMaps: [team, team]\n":           `mappingConfigMaps[1]: "team" is already mounted, by mappingConfigMaps[0]`,
@@ -758,6 +758,28 @@ func TestSinkEndpointWithoutSchemeRefused(t *testing.T) {
 		"- {name: a, type: prometheus_remote_write, endpoint: \"https://mimir.example.com/api/v1/push\"}",
 		"- {name: a, type: otlp_http, endpoint: \"HTTP://[::1]:4318\"}",
 		"- {name: a, type: otlp_grpc, endpoint: \"collector:4317\"}",
+	} {
+		_, err := renderValues(t, "sinks:\n"+ok+"\n")
+		assert.NoError(t, err, ok)
+	}
+}
+
+// A remote write or OTLP sink without an endpoint (neither `endpoint` nor one in `config`)
+// fails the install naming the sink, where every node's collector would fail its start.
+func TestSinkWithoutEndpointRefused(t *testing.T) {
+	for typ, want := range map[string]string{
+		"prometheus_remote_write": `sinks[0].endpoint: "backend" (prometheus_remote_write) has none; give the backend's URL, such as https://mimir.example.com/api/v1/push`,
+		"otlphttp":                `sinks[0].endpoint: "backend" (otlphttp) has none; give the backend's URL, such as https://otlp.example.com:4318`,
+		"otlp":                    `sinks[0].endpoint: "backend" (otlp) has none; give the backend's URL, such as otlp.example.com:4317`,
+	} {
+		_, err := renderValues(t, "sinks:\n- {name: backend, type: "+typ+"}\n")
+		require.Error(t, err, typ)
+		assert.Contains(t, err.Error(), want)
+	}
+	for _, ok := range []string{
+		"- {name: a, type: prometheus_remote_write, config: {endpoint: \"https://mimir.example.com/api/v1/push\"}}",
+		"- {name: a, type: otlp_http, config: {metrics_endpoint: \"https://otlp.example.com/v1/metrics\"}}",
+		"- {name: a, type: debug}",
 	} {
 		_, err := renderValues(t, "sinks:\n"+ok+"\n")
 		assert.NoError(t, err, ok)
