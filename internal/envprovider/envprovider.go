@@ -58,7 +58,9 @@ func (p *provider) Retrieve(ctx context.Context, uri string, watcher confmap.Wat
 	name, _, _ := strings.Cut(opaque, ":-")
 	// A :? after :- is part of the default.
 	if required, _, ok := strings.Cut(name, requiredMark); ok && strings.HasPrefix(uri, "env:") {
-		if value, _ := os.LookupEnv(required); value == "" && validName.MatchString(required) {
+		value, set := os.LookupEnv(required)
+		hostname := required == "HOSTNAME" && !set // the host's name, below
+		if value == "" && !hostname && validName.MatchString(required) {
 			_, message, _ := strings.Cut(opaque, requiredMark) // all after :?, a :- in it too
 			if message == "" {
 				return nil, fmt.Errorf("environment variable %s is not set", required)

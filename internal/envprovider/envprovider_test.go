@@ -252,6 +252,16 @@ func TestRequired(t *testing.T) {
 	require.EqualError(t, err, "environment variable MODELPLANE_TEST_REQUIRED is not set: unset:-it is")
 	_, err = p.Retrieve(context.Background(), "env:MODELPLANE_TEST_REQUIRED:?", nil)
 	require.EqualError(t, err, "environment variable MODELPLANE_TEST_REQUIRED is not set")
+	// HOSTNAME unset is the host's name, here too.
+	host, err := os.Hostname()
+	require.NoError(t, err)
+	t.Setenv("HOSTNAME", "")
+	require.NoError(t, os.Unsetenv("HOSTNAME"))
+	r, err := p.Retrieve(context.Background(), "env:HOSTNAME:?say so", nil)
+	require.NoError(t, err)
+	text, err := r.AsString()
+	require.NoError(t, err)
+	assert.Equal(t, host, text)
 	// A name the stock provider refuses is refused the same way, set or not.
 	_, err = p.Retrieve(context.Background(), "env:MODELPLANE-TEST:?say so", nil)
 	require.ErrorContains(t, err, `environment variable "MODELPLANE-TEST" has invalid name`)
@@ -277,8 +287,8 @@ func FuzzRequired(f *testing.F) {
 		r, err := p.Retrieve(context.Background(), "env:"+opaque, nil)
 		name, _, _ := strings.Cut(opaque, ":-")
 		required, _, isRequired := strings.Cut(name, ":?")
-		if !isRequired {
-			return // the stock provider's form: FuzzRetrieve's
+		if !isRequired || required == "HOSTNAME" {
+			return // the stock provider's form (FuzzRetrieve's), or the host's name
 		}
 		if err == nil {
 			require.NotNil(t, r)
