@@ -89,6 +89,7 @@ func checkEmbeddedDefault(t *testing.T, command string, args ...string) {
 			assert.Contains(t, line, `node="`+host+`"`)
 		}
 	}
+	engineIndexKept(t, servedLines(t, endpoint))
 	// The dcgm-exporter answers, so the GPU receiver leaves the GPUs to it and never looks for
 	// NVML: each GPU is reported once.
 	deferring := "A dcgm-exporter serves this host's GPUs"
@@ -188,6 +189,22 @@ func startStandalone(t *testing.T, env []string, edits ...func(string) string) (
 	return startWithEnv(t, env, collectorBin, "--config="+path), endpoint
 }
 
+// engineIndexKept checks served lines for vLLM's own engine label, its engine's index
+// (engine="0" on its page), which the target's engine label displaces to exported_engine: the
+// shipped configs keep it as engine_index, and no series carries an exported_ label.
+func engineIndexKept(t *testing.T, lines []string) {
+	t.Helper()
+	vllm := 0
+	for _, line := range lines {
+		assert.NotContains(t, line, "exported_")
+		if strings.Contains(line, `engine="vllm"`) {
+			vllm++
+			assert.Contains(t, line, `engine_index="0"`)
+		}
+	}
+	assert.Positive(t, vllm, "vLLM's series")
+}
+
 // requestsWaiting returns the modelplane_requests_waiting lines served at endpoint once both
 // engines have theirs.
 func requestsWaiting(t *testing.T, endpoint string) []string {
@@ -217,6 +234,7 @@ func TestVariablesKeepTheirText(t *testing.T) {
 			assert.Contains(t, line, label)
 		}
 	}
+	engineIndexKept(t, servedLines(t, endpoint))
 	// Each variable kept as text is said once, however often the config reads it.
 	for _, name := range []string{"MODELPLANE_CLUSTER", "MODELPLANE_DEPLOYMENT", "HOSTNAME"} {
 		assert.Equal(t, 1, strings.Count(p.out.String(), `"name": "`+name+`"`), name)
