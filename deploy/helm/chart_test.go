@@ -21,12 +21,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/model"
-	"github.com/prometheus/prometheus/model/labels"
-	"github.com/prometheus/prometheus/model/relabel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	yamlv2 "go.yaml.in/yaml/v2"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -787,38 +783,5 @@ func TestSinkWithoutEndpointRefused(t *testing.T) {
 	} {
 		_, err := renderValues(t, "sinks:\n"+ok+"\n")
 		assert.NoError(t, err, ok)
-	}
-}
-
-// vLLM labels its series with its engine's index (engine="0"), which the pod's engine label
-// displaces to exported_engine as the Prometheus receiver merges target labels. The engines
-// job's metric relabelling, applied here as the receiver applies it, keeps the index as
-// engine_index; a series without it (SGLang's) is untouched.
-func TestEngineIndexLabel(t *testing.T) {
-	out, err := renderValues(t, "")
-	require.NoError(t, err)
-	var engines map[string]any
-	for _, j := range dig(renderedConfig(t, out), "receivers", "prometheus", "config", "scrape_configs").([]any) {
-		if dig(j, "job_name") == "engines" {
-			engines = j.(map[string]any)
-		}
-	}
-	require.NotNil(t, engines, "an engines job")
-	data, err := yaml.Marshal(engines["metric_relabel_configs"])
-	require.NoError(t, err)
-	var rules []*relabel.Config
-	require.NoError(t, yamlv2.UnmarshalStrict(data, &rules), "read as Prometheus reads it")
-	for _, r := range rules {
-		require.NoError(t, r.Validate(model.UTF8Validation))
-	}
-	for _, c := range []struct{ in, want labels.Labels }{
-		{labels.FromStrings("__name__", "vllm:num_requests_waiting", "engine", "vllm", "exported_engine", "0", "model_name", "m"),
-			labels.FromStrings("__name__", "vllm:num_requests_waiting", "engine", "vllm", "engine_index", "0", "model_name", "m")},
-		{labels.FromStrings("__name__", "sglang:num_queue_reqs", "engine", "sglang", "tp_rank", "0"),
-			labels.FromStrings("__name__", "sglang:num_queue_reqs", "engine", "sglang", "tp_rank", "0")},
-	} {
-		lb := labels.NewBuilder(c.in)
-		assert.True(t, relabel.ProcessBuilder(lb, rules...))
-		assert.Equal(t, c.want, lb.Labels())
 	}
 }

@@ -57,6 +57,29 @@ func (j scrapeJob) target(meta ...string) (labels.Labels, bool) {
 	return lb.Labels(), keep
 }
 
+// series is what a job makes of one sample, labelled page (its __name__ included) on the
+// page of a target that Kubernetes discovery describes by meta, and whether it keeps it: the
+// target's labels over the page's, where a page label the target also sets becomes
+// exported_<name> (Prometheus without honor_labels), then the job's metric relabelling.
+func (j scrapeJob) series(meta []string, page ...string) (labels.Labels, bool) {
+	target, keep := j.target(meta...)
+	if !keep {
+		return labels.EmptyLabels(), false
+	}
+	lb := labels.NewBuilder(labels.FromStrings(page...))
+	target.Range(func(l labels.Label) {
+		if strings.HasPrefix(l.Name, "__") {
+			return
+		}
+		if v := lb.Get(l.Name); v != "" {
+			lb.Set("exported_"+l.Name, v)
+		}
+		lb.Set(l.Name, l.Value)
+	})
+	keep = relabel.ProcessBuilder(lb, j.MetricRelabel...)
+	return lb.Labels(), keep
+}
+
 // scrapes reports whether a job scrapes a target that Kubernetes discovery describes by meta.
 func (j scrapeJob) scrapes(meta ...string) bool {
 	_, keep := j.target(meta...)
@@ -223,4 +246,26 @@ func TestAnnotatedPort(t *testing.T) {
 		require.True(t, keep, ip)
 		assert.Equal(t, want, l.Get("__address__"), ip)
 	}
+}
+
+// vLLM labels its series with its engine's index (engine="0", one per data-parallel rank),
+// which the pod's engine label displaces: Prometheus makes it exported_engine. The engines job
+// keeps it as engine_index; a series without it (SGLang's) keeps its labels.
+func TestEngineIndexLabel(t *testing.T) {
+	out, err := renderValues(t, "")
+	require.NoError(t, err)
+	engines := scrapeJobs(t, out)["engines"]
+	pod := func(engine string) []string {
+		return []string{"__address__", "10.0.0.7:8000", "__meta_kubernetes_pod_ip", "10.0.0.7",
+			"__meta_kubernetes_pod_container_port_name", "metrics", "__meta_kubernetes_pod_label_modelplane_ai_engine", engine,
+			"__meta_kubernetes_namespace", "inference", "__meta_kubernetes_pod_name", "llama-0", "__meta_kubernetes_pod_node_name", "node-1"}
+	}
+	vllm, keep := engines.series(pod("vllm"), "__name__", "vllm:num_requests_waiting", "engine", "0", "model_name", "m")
+	require.True(t, keep)
+	assert.Equal(t, labels.FromStrings("__name__", "vllm:num_requests_waiting", "engine", "vllm", "engine_index", "0", "model_name", "m",
+		"namespace", "inference", "node", "node-1", "replica", "llama-0"), vllm)
+	sglang, keep := engines.series(pod("sglang"), "__name__", "sglang:num_queue_reqs", "tp_rank", "0")
+	require.True(t, keep)
+	assert.Equal(t, labels.FromStrings("__name__", "sglang:num_queue_reqs", "engine", "sglang", "tp_rank", "0",
+		"namespace", "inference", "node", "node-1", "replica", "llama-0"), sglang)
 }
