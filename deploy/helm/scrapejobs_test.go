@@ -269,3 +269,38 @@ func TestEngineIndexLabel(t *testing.T) {
 	assert.Equal(t, labels.FromStrings("__name__", "sglang:num_queue_reqs", "engine", "sglang", "tp_rank", "0",
 		"namespace", "inference", "node", "node-1", "replica", "llama-0"), sglang)
 }
+
+// A dcgm-exporter's series describe GPUs, and carry the pod holding each GPU as labels
+// (namespace, pod, container), as the dcgm receiver's do. The dcgm-exporter job gave them the
+// exporter pod's own namespace and name (namespace="gpu-operator", replica="nvidia-dcgm-...")
+// and pushed the GPU's namespace to exported_namespace, so per-namespace GPU queries counted
+// every GPU of the node under the exporter's namespace. It keeps the page's pod labels, the
+// node from discovery. So does the annotated job, where an annotated dcgm-exporter is the
+// node's GPU source; its other pods' series keep the pod's identity.
+func TestDCGMExporterJobKeepsTheGPUsPod(t *testing.T) {
+	exporter := append([]string{"__meta_kubernetes_namespace", "gpu-operator", "__meta_kubernetes_pod_name", "nvidia-dcgm-exporter-x7k2p",
+		"__meta_kubernetes_pod_node_name", "node-1"}, annotatedDCGMExporter...)
+	for values, job := range map[string]string{
+		"dcgm: {enabled: false}\nscrape: {dcgmExporter: {enabled: true}}\n": "dcgm-exporter",
+		"dcgm: {enabled: false}\n": "annotated",
+	} {
+		out, err := renderValues(t, values)
+		require.NoError(t, err)
+		j := scrapeJobs(t, out)[job]
+		held, keep := j.series(exporter,
+			"__name__", "DCGM_FI_DEV_FB_USED", "gpu", "0", "namespace", "ml-training", "pod", "llama-finetune-0", "container", "trainer")
+		require.True(t, keep, job)
+		assert.Equal(t, labels.FromStrings("__name__", "DCGM_FI_DEV_FB_USED", "gpu", "0", "namespace", "ml-training", "pod", "llama-finetune-0",
+			"container", "trainer", "node", "node-1"), held, job)
+		idle, keep := j.series(exporter, "__name__", "DCGM_FI_DEV_FB_USED", "gpu", "1")
+		require.True(t, keep, job)
+		assert.Equal(t, labels.FromStrings("__name__", "DCGM_FI_DEV_FB_USED", "gpu", "1", "node", "node-1"), idle, "%s: a GPU no pod holds: no pod labels", job)
+	}
+	out, err := renderValues(t, "dcgm: {enabled: false}\n")
+	require.NoError(t, err)
+	other := append([]string{"__meta_kubernetes_namespace", "kv", "__meta_kubernetes_pod_name", "indexer-0"}, annotatedOther...)
+	indexer, keep := scrapeJobs(t, out)["annotated"].series(other, "__name__", "kv_blocks", "namespace", "default")
+	require.True(t, keep)
+	assert.Equal(t, labels.FromStrings("__name__", "kv_blocks", "namespace", "kv", "exported_namespace", "default", "replica", "indexer-0"), indexer,
+		"another pod's series: as before")
+}
