@@ -744,44 +744,36 @@ func TestMissingTokenKeyFailsTheStart(t *testing.T) {
 	require.Eventually(t, func() bool { return strings.Contains(log.String(), "Everything is ready") }, 30*time.Second, 100*time.Millisecond)
 }
 
-// A sink endpoint without its scheme (host:port/path, as a Prometheus user writes a target)
-// fails `helm install`, naming the sink's field and the value, before any pod starts; the
-// exporters would take it and then drop every batch. OTLP/gRPC's host:port is its form.
-func TestSinkEndpointWithoutSchemeRefused(t *testing.T) {
+// A sink's endpoint is checked at install, naming the sink, where every node's collector
+// would otherwise fail its start or send nowhere: remote write and OTLP sinks need one (in
+// `endpoint` or in `config`), and for remote write and OTLP/HTTP it must be an http(s) URL,
+// not host:port/path as a Prometheus user writes a target, which those exporters take and
+// then drop every batch. OTLP/gRPC's host:port is its form.
+func TestSinkEndpoints(t *testing.T) {
+	refused := map[string][]string{
+		"{name: backend, type: prometheus_remote_write}": {`sinks[0].endpoint: "backend" (prometheus_remote_write) has none; give the backend's URL, such as https://mimir.example.com/api/v1/push`},
+		"{name: backend, type: otlphttp}":                {`sinks[0].endpoint: "backend" (otlphttp) has none; give the backend's URL, such as https://otlp.example.com:4318`},
+		"{name: backend, type: otlp}":                    {`sinks[0].endpoint: "backend" (otlp) has none; give the backend's URL, such as otlp.example.com:4317`},
+	}
 	for _, typ := range []string{"prometheus_remote_write", "otlp_http", "otlphttp"} {
-		_, err := renderValues(t, "sinks:\n- {name: backend, type: "+typ+", endpoint: \"prometheus:9090/api/v1/write\"}\n")
-		require.Error(t, err, typ)
-		assert.Contains(t, err.Error(), "/sinks/0/endpoint", typ)
-		assert.Contains(t, err.Error(), "prometheus:9090/api/v1/write", typ)
+		refused["{name: backend, type: "+typ+", endpoint: \"prometheus:9090/api/v1/write\"}"] = []string{"/sinks/0/endpoint", "prometheus:9090/api/v1/write"}
 	}
-	for _, ok := range []string{
-		"- {name: a, type: prometheus_remote_write, endpoint: \"https://mimir.example.com/api/v1/push\"}",
-		"- {name: a, type: otlp_http, endpoint: \"HTTP://[::1]:4318\"}",
-		"- {name: a, type: otlp_grpc, endpoint: \"collector:4317\"}",
-	} {
-		_, err := renderValues(t, "sinks:\n"+ok+"\n")
-		assert.NoError(t, err, ok)
+	for sink, want := range refused {
+		_, err := renderValues(t, "sinks:\n- "+sink+"\n")
+		require.Error(t, err, sink)
+		for _, w := range want {
+			assert.Contains(t, err.Error(), w, sink)
+		}
 	}
-}
-
-// A remote write or OTLP sink without an endpoint (neither `endpoint` nor one in `config`)
-// fails the install naming the sink, where every node's collector would fail its start.
-func TestSinkWithoutEndpointRefused(t *testing.T) {
-	for typ, want := range map[string]string{
-		"prometheus_remote_write": `sinks[0].endpoint: "backend" (prometheus_remote_write) has none; give the backend's URL, such as https://mimir.example.com/api/v1/push`,
-		"otlphttp":                `sinks[0].endpoint: "backend" (otlphttp) has none; give the backend's URL, such as https://otlp.example.com:4318`,
-		"otlp":                    `sinks[0].endpoint: "backend" (otlp) has none; give the backend's URL, such as otlp.example.com:4317`,
+	for _, sink := range []string{
+		"{name: a, type: prometheus_remote_write, endpoint: \"https://mimir.example.com/api/v1/push\"}",
+		"{name: a, type: otlp_http, endpoint: \"HTTP://[::1]:4318\"}",
+		"{name: a, type: otlp_grpc, endpoint: \"collector:4317\"}",
+		"{name: a, type: prometheus_remote_write, config: {endpoint: \"https://mimir.example.com/api/v1/push\"}}",
+		"{name: a, type: otlp_http, config: {metrics_endpoint: \"https://otlp.example.com/v1/metrics\"}}",
+		"{name: a, type: debug}",
 	} {
-		_, err := renderValues(t, "sinks:\n- {name: backend, type: "+typ+"}\n")
-		require.Error(t, err, typ)
-		assert.Contains(t, err.Error(), want)
-	}
-	for _, ok := range []string{
-		"- {name: a, type: prometheus_remote_write, config: {endpoint: \"https://mimir.example.com/api/v1/push\"}}",
-		"- {name: a, type: otlp_http, config: {metrics_endpoint: \"https://otlp.example.com/v1/metrics\"}}",
-		"- {name: a, type: debug}",
-	} {
-		_, err := renderValues(t, "sinks:\n"+ok+"\n")
-		assert.NoError(t, err, ok)
+		_, err := renderValues(t, "sinks:\n- "+sink+"\n")
+		assert.NoError(t, err, sink)
 	}
 }
