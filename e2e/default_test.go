@@ -430,19 +430,31 @@ func TestEmbeddedDefaultWithRemoteWrite(t *testing.T) {
 // was "invalid endpoint", naming neither.
 func TestEmbeddedDefaultWithRemoteWriteNeedsItsEndpoint(t *testing.T) {
 	for _, env := range [][]string{{}, {"MODELPLANE_REMOTE_WRITE_ENDPOINT="}} {
-		for _, command := range [][]string{{}, {"validate"}} {
-			args := append(command, "--config", "modelplane:default", "--config", "modelplane:remote-write")
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			cmd := exec.CommandContext(ctx, collectorBin, args...)
-			cmd.Env = append(withoutEnv(os.Environ(), "MODELPLANE_REMOTE_WRITE_ENDPOINT"), env...)
-			out, err := cmd.CombinedOutput()
-			cancel()
-			var exit *exec.ExitError
-			require.ErrorAs(t, err, &exit, "%v %v: %s", env, args, out)
-			assert.Contains(t, string(out), "environment variable MODELPLANE_REMOTE_WRITE_ENDPOINT is not set: set it to your backend's remote write URL, such as https://mimir.example.com/api/v1/push (modelplane:remote-write, exporters::prometheus_remote_write::endpoint)", "%v %v", env, args)
-			assert.NotContains(t, string(out), "invalid endpoint")
+		for _, out := range refusedWithRemoteWrite(t, append(withoutEnv(os.Environ(), "MODELPLANE_REMOTE_WRITE_ENDPOINT"), env...)) {
+			assert.Contains(t, out, "environment variable MODELPLANE_REMOTE_WRITE_ENDPOINT is not set: set it to your backend's remote write URL, such as https://mimir.example.com/api/v1/push (modelplane:remote-write, exporters::prometheus_remote_write::endpoint)", env)
+			assert.NotContains(t, out, "invalid endpoint")
 		}
 	}
+}
+
+// refusedWithRemoteWrite runs the collector, then validate, on the embedded default with its
+// remote write overrides in env, requires each to exit with an error, and returns what each
+// printed.
+func refusedWithRemoteWrite(t *testing.T, env []string) []string {
+	t.Helper()
+	var outs []string
+	for _, command := range [][]string{{}, {"validate"}} {
+		args := append(command, "--config", "modelplane:default", "--config", "modelplane:remote-write")
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, collectorBin, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		cancel()
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, "%v: %s", args, out)
+		outs = append(outs, string(out))
+	}
+	return outs
 }
 
 // An endpoint without its scheme, host:port/path as a Prometheus user writes a target, stops
@@ -450,17 +462,9 @@ func TestEmbeddedDefaultWithRemoteWriteNeedsItsEndpoint(t *testing.T) {
 // scheme "prometheus"), validate passed, and every batch was dropped with "unsupported
 // protocol scheme".
 func TestRemoteWriteEndpointWithoutScheme(t *testing.T) {
-	for _, command := range [][]string{{}, {"validate"}} {
-		args := append(command, "--config", "modelplane:default", "--config", "modelplane:remote-write")
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		cmd := exec.CommandContext(ctx, collectorBin, args...)
-		cmd.Env = append(os.Environ(), "MODELPLANE_REMOTE_WRITE_ENDPOINT=prometheus:9090/api/v1/write",
-			"MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t))
-		out, err := cmd.CombinedOutput()
-		cancel()
-		var exit *exec.ExitError
-		require.ErrorAs(t, err, &exit, "%v: %s", args, out)
-		assert.Contains(t, string(out), `exporters::prometheus_remote_write::endpoint: "prometheus:9090/api/v1/write" has no scheme: write http:// or https:// before it`, "%v", args)
+	env := append(os.Environ(), "MODELPLANE_REMOTE_WRITE_ENDPOINT=prometheus:9090/api/v1/write", "MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t))
+	for _, out := range refusedWithRemoteWrite(t, env) {
+		assert.Contains(t, out, `exporters::prometheus_remote_write::endpoint: "prometheus:9090/api/v1/write" has no scheme: write http:// or https:// before it`)
 	}
 }
 
