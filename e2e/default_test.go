@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -170,9 +171,17 @@ func TestEmbeddedDefaultNamesABadVariable(t *testing.T) {
 // it serves.
 func startStandalone(t *testing.T, env []string, edits ...func(string) string) (*process, string) {
 	t.Helper()
+	path, endpoint := standaloneConfig(t, edits...)
+	return startWithEnv(t, env, collectorBin, "--config="+path), endpoint
+}
+
+// standaloneConfig writes the shipped standalone config, edited, for a local vLLM and SGLang
+// it starts, and returns its path and where it serves.
+func standaloneConfig(t *testing.T, edits ...func(string) string) (path, endpoint string) {
+	t.Helper()
 	vllm := startEngine(t, "vllm", "vllm.prom", nil)
 	sglang := startEngine(t, "sglang", "sglang.prom", nil)
-	endpoint := freeport.Addr(t)
+	endpoint = freeport.Addr(t)
 	shipped, err := os.ReadFile(filepath.Join(repoRoot(), "deploy", "standalone", "config.yaml"))
 	require.NoError(t, err)
 	cfg := strings.NewReplacer(
@@ -184,9 +193,9 @@ func startStandalone(t *testing.T, env []string, edits ...func(string) string) (
 	for _, edit := range edits {
 		cfg = edit(cfg)
 	}
-	path := filepath.Join(t.TempDir(), "config.yaml")
+	path = filepath.Join(t.TempDir(), "config.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
-	return startWithEnv(t, env, collectorBin, "--config="+path), endpoint
+	return path, endpoint
 }
 
 // engineIndexKept checks served lines for vLLM's own engine label, its engine's index
@@ -272,6 +281,75 @@ func TestStandaloneNamesTheHost(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A second vLLM on a host, added to the standalone config's vllm targets, took that entry's
+// labels and was one replica with the first: the two engines' queues were served as one
+// modelplane_requests_waiting series, carrying either's value, and nothing said so. validate
+// and the collector's log now name the targets and the fix; done as the config's comment
+// says (an entry of its own), each engine's series is served under its own replica.
+func TestStandaloneSecondEngine(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join(repoRoot(), "testdata", "exposition", "vllm.prom"))
+	require.NoError(t, err)
+	waiting := regexp.MustCompile(`(?m)^(vllm:num_requests_waiting\{[^}]*\}) \S+$`)
+	require.True(t, waiting.Match(page))
+	busier := filepath.Join(t.TempDir(), "vllm.prom")
+	require.NoError(t, os.WriteFile(busier, waiting.ReplaceAll(page, []byte("${1} 77")), 0o600))
+	second := startEngine(t, "vllm", busier, nil)
+	env := append(os.Environ(), "HOSTNAME=h1")
+	vllmWaiting := func(endpoint string) []string {
+		var lines []string
+		for _, line := range servedLines(t, endpoint) {
+			if strings.HasPrefix(line, "modelplane_requests_waiting{") && strings.Contains(line, `engine="vllm"`) {
+				lines = append(lines, line)
+			}
+		}
+		return lines
+	}
+	validate := func(path string) string {
+		cmd := exec.Command(collectorBin, "validate", "--config="+path)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+
+	t.Run("added to the first's targets", func(t *testing.T) {
+		const entry = "\"]\n              labels: {engine: vllm,"
+		path, endpoint := standaloneConfig(t, func(cfg string) string {
+			require.Equal(t, 1, strings.Count(cfg, entry))
+			return strings.Replace(cfg, entry, `", "`+second.Addr+entry, 1)
+		})
+		warning := `of job vllm are one replica to processors::modelplane_mapping (deployment="local", replica="h1-vllm", engine="vllm", role="unified")`
+		out := validate(path)
+		assert.Contains(t, out, "warning: receivers::prometheus: targets ")
+		assert.Contains(t, out, " and "+second.Addr+" "+warning)
+		assert.Contains(t, out, "Give each target its own static_configs entry with its own replica label")
+		col := startWithEnv(t, env, collectorBin, "--config="+path)
+		// What it warns of: both engines scraped, one series served.
+		eventually(t, "vLLM's queue served", func() bool { return len(vllmWaiting(endpoint)) > 0 })
+		time.Sleep(3 * time.Second) // three scrapes of each
+		assert.Len(t, vllmWaiting(endpoint), 1)
+		assert.Contains(t, col.out.String(), "Scrape targets labelled as one replica: receivers::prometheus: targets ")
+	})
+
+	t.Run("an entry of its own, as the config's comment says", func(t *testing.T) {
+		path, endpoint := standaloneConfig(t, func(cfg string) string {
+			commented := "            # - targets: [\"127.0.0.1:8001\"]\n            #   labels:"
+			require.Equal(t, 1, strings.Count(cfg, commented))
+			return strings.Replace(cfg, commented, "            - targets: [\""+second.Addr+"\"]\n              labels:", 1)
+		})
+		assert.Empty(t, validate(path))
+		col := startWithEnv(t, env, collectorBin, "--config="+path)
+		var lines []string
+		eventually(t, "both vLLMs' queues served", func() bool { lines = vllmWaiting(endpoint); return len(lines) == 2 })
+		slices.Sort(lines)
+		assert.Contains(t, lines[0], `replica="h1-vllm"`)
+		assert.True(t, strings.HasSuffix(lines[0], "} 2"), lines[0])
+		assert.Contains(t, lines[1], `replica="h1-vllm-2"`)
+		assert.True(t, strings.HasSuffix(lines[1], "} 77"), lines[1])
+		assert.NotContains(t, col.out.String(), "one replica")
+	})
 }
 
 // uncommentBlock does what the shipped config's comments ask of a user: it uncomments the

@@ -9,6 +9,7 @@ import (
 	defaultconfig "github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 	endpointcheck "github.com/modelplaneai/otelcol-modelplane/internal/endpointcheck"
 	envprovider "github.com/modelplaneai/otelcol-modelplane/internal/envprovider"
+	replicacheck "github.com/modelplaneai/otelcol-modelplane/internal/replicacheck"
 	scrapefilter "github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
 	unknownkeys "github.com/modelplaneai/otelcol-modelplane/internal/unknownkeys"
 	unusedexporters "github.com/modelplaneai/otelcol-modelplane/internal/unusedexporters"
@@ -42,6 +43,7 @@ func main() {
 					unknownkeys.NewFactory(),
 					endpointcheck.NewFactory(),
 					unusedexporters.NewFactory(),
+					replicacheck.NewFactory(),
 				},
 			},
 		},
@@ -52,6 +54,7 @@ func main() {
 			defaultconfig.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		},
 		ConverterModules: []string{
+			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",

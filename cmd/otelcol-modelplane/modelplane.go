@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/featuregate"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
+	"github.com/modelplaneai/otelcol-modelplane/internal/replicacheck"
 	"github.com/modelplaneai/otelcol-modelplane/internal/unusedexporters"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
@@ -81,6 +82,7 @@ func prepareArgs(args []string) []string {
 			modelplanemapping.SetStrictFileValidation(true)
 			// It runs the converters without a logger; their warnings go to stderr.
 			unusedexporters.Notes = os.Stderr
+			replicacheck.Notes = os.Stderr
 		case reloadCheck:
 			// validate as a reload would load the configuration: a broken mapping file
 			// is skipped there, not fatal (reload_unix.go).

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/pipelines"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
 
@@ -36,23 +37,16 @@ func NewFactory() confmap.ConverterFactory {
 
 type converter struct{ logger *zap.Logger }
 
-func isType(id, typ string) bool { return id == typ || strings.HasPrefix(id, typ+"/") }
-
 // Convert adds the keep rules. A receiver that also feeds a pipeline without a filtering
 // mapping processor keeps everything: that pipeline may want the rest.
 func (c *converter) Convert(_ context.Context, conf *confmap.Conf) error {
-	pipelines, _ := conf.Get("service::pipelines").(map[string]any)
 	keep := map[string]map[string]bool{} // receiver ID -> sources to keep
 	unfiltered := map[string]bool{}      // receivers feeding a pipeline that wants everything
-	for pid, raw := range pipelines {
-		if !isType(pid, "metrics") {
-			continue
-		}
-		p, _ := raw.(map[string]any)
+	for _, p := range pipelines.Metrics(conf) {
 		var names []string
 		filtered := false
-		for _, id := range strs(p["processors"]) {
-			if !isType(id, processorType) {
+		for _, id := range p.Processors {
+			if !pipelines.IsType(id, processorType) {
 				continue
 			}
 			sub, err := conf.Sub("processors::" + id)
@@ -68,8 +62,8 @@ func (c *converter) Convert(_ context.Context, conf *confmap.Conf) error {
 				names = append(names, n...)
 			}
 		}
-		for _, rid := range strs(p["receivers"]) {
-			if !isType(rid, receiverType) {
+		for _, rid := range p.Receivers {
+			if !pipelines.IsType(rid, receiverType) {
 				continue
 			}
 			if !filtered {
@@ -151,17 +145,6 @@ func KeepRule(sources []string) map[string]any {
 // anchors a relabel regex: what tests, benchmarks and the demo fleet need to know of the rule.
 func KeepMatcher(sources []string) relabel.Regexp {
 	return relabel.MustNewRegexp(KeepRule(sources)["regex"].(string)) // quoted names always compile
-}
-
-func strs(v any) []string {
-	list, _ := v.([]any)
-	out := make([]string, 0, len(list))
-	for _, x := range list {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 func keys(m map[string]bool) []string {

@@ -17,6 +17,8 @@ import (
 
 	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/pipelines"
 )
 
 // NewFactory returns the factory of the converter.
@@ -55,14 +57,9 @@ func Unused(conf *confmap.Conf) []string {
 		return nil
 	}
 	used := map[string]bool{}
-	pipelines, _ := conf.Get("service::pipelines").(map[string]any)
-	for _, p := range pipelines {
-		body, _ := p.(map[string]any)
-		list, _ := body["exporters"].([]any)
-		for _, e := range list {
-			if id, ok := e.(string); ok {
-				used[id] = true
-			}
+	for _, p := range pipelines.All(conf) {
+		for _, id := range p.Exporters {
+			used[id] = true
 		}
 	}
 	var unused []string
