@@ -503,6 +503,26 @@ func TestEmbeddedDefaultWithRemoteWrite(t *testing.T) {
 	assert.Empty(t, prom.query(t, `{__name__=~".+", __name__!~"modelplane_.*"}`), "only modelplane_* leaves the host")
 }
 
+// A backend that wants a token, from a container with nothing mounted: the header is one more
+// --config, through the yaml provider, the token read from the environment, as
+// docs/deploy.md gives it.
+func TestEmbeddedDefaultWithRemoteWriteToken(t *testing.T) {
+	prom := startPrometheus(t)
+	proxy := startTokenProxy(t, prom.addr, "secret-2")
+	t.Setenv("MODELPLANE_REMOTE_WRITE_ENDPOINT", "http://"+proxy.addr+"/api/v1/write")
+	t.Setenv("MODELPLANE_BACKEND_TOKEN", "secret-2")
+	startEmbeddedDefault(t, collectorBin, "--config", "modelplane:default", "--config", "modelplane:remote-write",
+		"--config", tokenHeader)
+	eventually(t, "both engines' queues in Prometheus through the token check", func() bool {
+		return len(prom.query(t, `modelplane_requests_waiting{cluster="laptop"}`)) == 2
+	})
+	assert.Positive(t, proxy.uses("secret-2"))
+	assert.Zero(t, proxy.refused.Load(), "no write refused for its token")
+}
+
+// tokenHeader is docs/deploy.md's --config that gives remote write a bearer token.
+const tokenHeader = `yaml:exporters::prometheus_remote_write::headers::Authorization: Bearer ${env:MODELPLANE_BACKEND_TOKEN:?the token your backend wants}`
+
 // modelplane:remote-write without MODELPLANE_REMOTE_WRITE_ENDPOINT (unset, or set but empty) does
 // not start, and says which variable to set and where it is read; the exporter's own error
 // was "invalid endpoint", naming neither.
