@@ -528,21 +528,21 @@ const tokenHeader = `yaml:exporters::prometheus_remote_write::headers::Authoriza
 // was "invalid endpoint", naming neither.
 func TestEmbeddedDefaultWithRemoteWriteNeedsItsEndpoint(t *testing.T) {
 	for _, env := range [][]string{{}, {"MODELPLANE_REMOTE_WRITE_ENDPOINT="}} {
-		for _, out := range refusedWithRemoteWrite(t, append(withoutEnv(os.Environ(), "MODELPLANE_REMOTE_WRITE_ENDPOINT"), env...)) {
+		for _, out := range refusedWith(t, "remote-write", append(withoutEnv(os.Environ(), "MODELPLANE_REMOTE_WRITE_ENDPOINT"), env...)) {
 			assert.Contains(t, out, "environment variable MODELPLANE_REMOTE_WRITE_ENDPOINT is not set: set it to your backend's remote write URL, such as https://mimir.example.com/api/v1/push (modelplane:remote-write, exporters::prometheus_remote_write::endpoint)", env)
 			assert.NotContains(t, out, "invalid endpoint")
 		}
 	}
 }
 
-// refusedWithRemoteWrite runs the collector, then validate, on the embedded default with its
-// remote write overrides in env, requires each to exit with an error, and returns what each
-// printed.
-func refusedWithRemoteWrite(t *testing.T, env []string) []string {
+// refusedWith runs the collector, then validate, on the embedded default with the embedded
+// overrides named (remote-write, otlp) in env, requires each to exit with an error, and
+// returns what each printed.
+func refusedWith(t *testing.T, overrides string, env []string) []string {
 	t.Helper()
 	var outs []string
 	for _, command := range [][]string{{}, {"validate"}} {
-		args := append(command, "--config", "modelplane:default", "--config", "modelplane:remote-write")
+		args := append(command, "--config", "modelplane:default", "--config", "modelplane:"+overrides)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		cmd := exec.CommandContext(ctx, collectorBin, args...)
 		cmd.Env = env
@@ -555,13 +555,46 @@ func refusedWithRemoteWrite(t *testing.T, env []string) []string {
 	return outs
 }
 
+// modelplane:otlp adds OTLP/HTTP to the default, as modelplane:remote-write adds remote write:
+// the same series reach an OTLP backend, here through a proxy that wants a token, given as
+// docs/deploy.md does; the local endpoint still serves. Without MODELPLANE_OTLP_ENDPOINT it
+// does not start, and names it; with host:port only, it names the field and the value.
+func TestEmbeddedDefaultWithOTLP(t *testing.T) {
+	sink := startOTLPSink(t)
+	proxy := startTokenProxy(t, sink.addr, "secret-3")
+	t.Setenv("MODELPLANE_OTLP_ENDPOINT", "http://"+proxy.addr)
+	t.Setenv("MODELPLANE_BACKEND_TOKEN", "secret-3")
+	d := startEmbeddedDefault(t, collectorBin, "--config", "modelplane:default", "--config", "modelplane:otlp",
+		"--config", strings.ReplaceAll(tokenHeader, "prometheus_remote_write", "otlp_http"))
+	eventually(t, "both engines' queues and the GPUs over OTLP", func() bool {
+		l := sink.latest()
+		return len(l["modelplane_requests_waiting"]) == 2 && len(l["modelplane_gpu_memory_used_bytes"]) == 2
+	})
+	for name := range sink.latest() {
+		assert.True(t, strings.HasPrefix(name, "modelplane_"), "not modelplane_*: %s", name)
+	}
+	assert.Positive(t, proxy.uses("secret-3"))
+	assert.Zero(t, proxy.refused.Load(), "no export refused for its token")
+	assert.Len(t, requestsWaiting(t, d.endpoint), 2, "the local endpoint still serves")
+
+	for _, c := range []struct{ value, want string }{
+		{"", "environment variable MODELPLANE_OTLP_ENDPOINT is not set: set it to your backend's OTLP/HTTP URL, such as https://otlp.example.com (modelplane:otlp, exporters::otlp_http::endpoint)"},
+		{"otlp.example.com:4318", `exporters::otlp_http::endpoint: "otlp.example.com:4318" has no scheme: write http:// or https:// before it`},
+	} {
+		env := append(withoutEnv(os.Environ(), "MODELPLANE_OTLP_ENDPOINT"), "MODELPLANE_OTLP_ENDPOINT="+c.value, "MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t))
+		for _, out := range refusedWith(t, "otlp", env) {
+			assert.Contains(t, out, c.want, c.value)
+		}
+	}
+}
+
 // An endpoint without its scheme, host:port/path as a Prometheus user writes a target, stops
 // the start and validate, naming the field and the value. The exporter took it (read as the
 // scheme "prometheus"), validate passed, and every batch was dropped with "unsupported
 // protocol scheme".
 func TestRemoteWriteEndpointWithoutScheme(t *testing.T) {
 	env := append(os.Environ(), "MODELPLANE_REMOTE_WRITE_ENDPOINT=prometheus:9090/api/v1/write", "MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t))
-	for _, out := range refusedWithRemoteWrite(t, env) {
+	for _, out := range refusedWith(t, "remote-write", env) {
 		assert.Contains(t, out, `exporters::prometheus_remote_write::endpoint: "prometheus:9090/api/v1/write" has no scheme: write http:// or https:// before it`)
 	}
 }

@@ -135,7 +135,8 @@ node labels.
 Commands of otelcol-modelplane, besides the collector's own below:
   default-config   print the embedded default configuration; default-config remote-write
                    prints what --config modelplane:default --config modelplane:remote-write
-                   adds: remote write to MODELPLANE_REMOTE_WRITE_ENDPOINT
+                   adds: remote write to MODELPLANE_REMOTE_WRITE_ENDPOINT; default-config
+                   otlp what modelplane:otlp adds: OTLP/HTTP to MODELPLANE_OTLP_ENDPOINT
   preview SOURCE   show the modelplane_* series made of one /metrics page (preview -h)
   validate         check a configuration and every mapping file it names
   --version        the version, the commit it was built from and the collector release

@@ -182,7 +182,7 @@ func TestPrintDefaultConfig(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want []byte
-	}{{nil, defaultconfig.YAML}, {[]string{"default"}, defaultconfig.YAML}, {[]string{"remote-write"}, defaultconfig.RemoteWriteYAML}} {
+	}{{nil, defaultconfig.YAML}, {[]string{"default"}, defaultconfig.YAML}, {[]string{"remote-write"}, defaultconfig.RemoteWriteYAML}, {[]string{"otlp"}, defaultconfig.OTLPYAML}} {
 		var out, errOut strings.Builder
 		assert.Equal(t, 0, printDefaultConfig(c.args, &out, &errOut), c.args)
 		assert.Equal(t, string(c.want), out.String(), c.args)
@@ -191,10 +191,10 @@ func TestPrintDefaultConfig(t *testing.T) {
 	var out, errOut strings.Builder
 	assert.Equal(t, 2, printDefaultConfig([]string{"remote_write"}, &out, &errOut))
 	assert.Empty(t, out.String())
-	assert.Equal(t, "default-config: no embedded configuration \"remote_write\"; there are default, remote-write\n", errOut.String())
+	assert.Equal(t, "default-config: no embedded configuration \"remote_write\"; there are default, otlp, remote-write\n", errOut.String())
 	errOut.Reset()
 	assert.Equal(t, 2, printDefaultConfig([]string{"default", "remote-write"}, &out, &errOut))
-	assert.Contains(t, errOut.String(), "default-config takes one name (default, remote-write)")
+	assert.Contains(t, errOut.String(), "default-config takes one name (default, otlp, remote-write)")
 }
 
 // make check-generated fails when builder-config.yaml changes without `make generate`.

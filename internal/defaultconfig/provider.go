@@ -1,13 +1,14 @@
 // Package defaultconfig embeds the default configuration of otelcol-modelplane and the
-// overrides that add remote write to it, and serves them as the confmap provider of scheme
-// "modelplane": `--config modelplane:default`, and `--config modelplane:default --config
-// modelplane:remote-write`.
+// overrides that add remote write or OTLP to it, and serves them as the confmap provider of
+// scheme "modelplane": `--config modelplane:default`, and `--config modelplane:default
+// --config modelplane:remote-write` (or `modelplane:otlp`).
 package defaultconfig // import "github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 
 import (
 	"context"
 	_ "embed"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -27,6 +28,12 @@ var YAML []byte
 //go:embed remote-write.yaml
 var RemoteWriteYAML []byte
 
+// OTLPYAML adds OTLP/HTTP to the default: merged over it, the same series also go to the
+// backend MODELPLANE_OTLP_ENDPOINT names.
+//
+//go:embed otlp.yaml
+var OTLPYAML []byte
+
 const (
 	scheme = "modelplane"
 	// URI loads the embedded default.
@@ -37,17 +44,10 @@ const (
 
 // Documents are the embedded configurations by name, as `--config modelplane:NAME` and
 // `default-config NAME` take them.
-var Documents = map[string][]byte{"default": YAML, "remote-write": RemoteWriteYAML}
+var Documents = map[string][]byte{"default": YAML, "remote-write": RemoteWriteYAML, "otlp": OTLPYAML}
 
 // Names lists the names of Documents, sorted.
-func Names() []string {
-	names := make([]string, 0, len(Documents))
-	for n := range Documents {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func Names() []string { return slices.Sorted(maps.Keys(Documents)) }
 
 type provider struct{}
 
