@@ -62,6 +62,51 @@ func startEmbeddedDefault(t *testing.T, command string, args ...string) *embedde
 	return d
 }
 
+// Several vLLMs on one host, as one per GPU runs them: MODELPLANE_VLLM_TARGET lists them, and
+// each is served as a replica of its own with its own queue. Before, the list was refused as
+// "not host:port", and the way around it, a second target in the job's entry, merged the two
+// engines' series into one.
+func TestEmbeddedDefaultWithSeveralEngines(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join(repoRoot(), "testdata", "exposition", "vllm.prom"))
+	require.NoError(t, err)
+	waiting := regexp.MustCompile(`(?m)^(vllm:num_requests_waiting\{[^}]*\}) \S+$`)
+	busier := filepath.Join(t.TempDir(), "vllm.prom")
+	require.NoError(t, os.WriteFile(busier, waiting.ReplaceAll(page, []byte("${1} 77")), 0o600))
+	first, second := startEngine(t, "vllm", "vllm.prom", nil), startEngine(t, "vllm", busier, nil)
+	endpoint := freeport.Addr(t)
+	env := append(os.Environ(), "MODELPLANE_VLLM_TARGET="+first.Addr+","+second.Addr,
+		"MODELPLANE_SGLANG_TARGET="+freeport.Addr(t), "MODELPLANE_DCGM_EXPORTER_TARGET="+freeport.Addr(t),
+		"MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint, "MODELPLANE_SCRAPE_INTERVAL=1s")
+	col := startWithEnv(t, env, collectorBin)
+	want := map[string]string{}
+	for addr, value := range map[string]string{first.Addr: "2", second.Addr: "77"} {
+		_, port, _ := strings.Cut(addr, ":")
+		want[`replica="vllm-`+port+`"`] = value
+	}
+	var lines []string
+	eventually(t, "both vLLMs' queues served", func() bool {
+		lines = lines[:0]
+		for _, line := range servedLines(t, endpoint) {
+			if strings.HasPrefix(line, "modelplane_requests_waiting{") {
+				lines = append(lines, line)
+			}
+		}
+		return len(lines) == 2
+	})
+	for _, line := range lines {
+		matched := false
+		for replica, value := range want {
+			if strings.Contains(line, replica) {
+				matched = true
+				assert.True(t, strings.HasSuffix(line, "} "+value), line)
+			}
+		}
+		assert.True(t, matched, "a replica of each target: %s", line)
+		assert.Contains(t, line, `engine_index="0"`)
+	}
+	assert.NotContains(t, col.out.String(), "one replica")
+}
+
 // checkEmbeddedDefault runs command with no --config against local engines and checks
 // what it serves and logs.
 func checkEmbeddedDefault(t *testing.T, command string, args ...string) {

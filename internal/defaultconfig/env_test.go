@@ -51,8 +51,8 @@ func TestCheckEnv(t *testing.T) {
 		{[]string{"MODELPLANE_SCRAPE_INTERVAL", "1.5s"}, `MODELPLANE_SCRAPE_INTERVAL="1.5s": not a duration such as 15s, 1m or 1m30s`}, // Go takes it, Prometheus does not
 		{[]string{"MODELPLANE_SCRAPE_INTERVAL", "0s"}, `MODELPLANE_SCRAPE_INTERVAL="0s": not a duration such as 15s, 1m or 1m30s`},
 		{[]string{"MODELPLANE_SCRAPE_INTERVAL", "15"}, `MODELPLANE_SCRAPE_INTERVAL="15": not a duration such as 15s, 1m or 1m30s`},
-		{[]string{"MODELPLANE_VLLM_TARGET", "http://10.0.3.7:8000/metrics"}, `MODELPLANE_VLLM_TARGET="http://10.0.3.7:8000/metrics": not host:port, such as 127.0.0.1:8000 (no scheme, no path)`},
-		{[]string{"MODELPLANE_SGLANG_TARGET", ":30000"}, `MODELPLANE_SGLANG_TARGET=":30000": not host:port, such as 127.0.0.1:8000 (no scheme, no path)`},
+		{[]string{"MODELPLANE_VLLM_TARGET", "http://10.0.3.7:8000/metrics"}, `MODELPLANE_VLLM_TARGET="http://10.0.3.7:8000/metrics": not host:port, such as 127.0.0.1:8000 (no scheme, no path); several are separated by commas`},
+		{[]string{"MODELPLANE_SGLANG_TARGET", ":30000"}, `MODELPLANE_SGLANG_TARGET=":30000": not host:port, such as 127.0.0.1:8000 (no scheme, no path); several are separated by commas`},
 		{[]string{"MODELPLANE_DCGM_EXPORTER_TARGET", "localhost:dcgm"}, `MODELPLANE_DCGM_EXPORTER_TARGET="localhost:dcgm": not host:port, such as 127.0.0.1:8000 (no scheme, no path)`},
 		{[]string{"MODELPLANE_PROMETHEUS_ENDPOINT", "9464"}, `MODELPLANE_PROMETHEUS_ENDPOINT="9464": not host:port, such as 127.0.0.1:9464 (0.0.0.0:9464 to serve every interface)`},
 		{[]string{"MODELPLANE_PROMETHEUS_ENDPOINT", "0.0.0.0:70000"}, `MODELPLANE_PROMETHEUS_ENDPOINT="0.0.0.0:70000": not host:port, such as 127.0.0.1:9464 (0.0.0.0:9464 to serve every interface)`},

@@ -65,6 +65,11 @@ func (provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc) (
 		if err := checkEnv(os.LookupEnv); err != nil {
 			return nil, fmt.Errorf("the embedded default (%s): %w", URI, err)
 		}
+		r, err := retrieveDefault(os.LookupEnv)
+		if err != nil {
+			return nil, fmt.Errorf("the embedded default (%s): %w", URI, err)
+		}
+		return r, nil
 	}
 	return confmap.NewRetrievedFromYAML(doc)
 }

@@ -1,0 +1,121 @@
+package defaultconfig
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"strings"
+
+	"go.opentelemetry.io/collector/confmap"
+)
+
+// Several engines of one kind on a host (a vLLM per GPU, or two with four GPUs each) are one
+// variable listing them, MODELPLANE_VLLM_TARGET=127.0.0.1:8000,127.0.0.1:8001. Each becomes a
+// static_configs entry of its own with a replica label of its own (vllm-8000, vllm-8001),
+// because targets listed in one entry share its labels: the default's identity leaves the
+// target out, so they would be one replica and their common series merged into one.
+
+// listedJobs are the scrape jobs whose target variable may list several.
+var listedJobs = map[string]string{"MODELPLANE_VLLM_TARGET": "vllm", "MODELPLANE_SGLANG_TARGET": "sglang"}
+
+// targets checks a value that may list several targets, separated by commas.
+func targets(s string) error {
+	list := splitTargets(s)
+	if len(list) == 1 {
+		if err := target(s); err != nil {
+			return fmt.Errorf("%w; several are separated by commas", err)
+		}
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, t := range list {
+		if err := target(t); err != nil {
+			return fmt.Errorf("%q, one of the targets listed, is %w", t, err)
+		}
+		if seen[t] {
+			return fmt.Errorf("%q is listed twice", t)
+		}
+		seen[t] = true
+	}
+	return nil
+}
+
+func splitTargets(s string) []string {
+	list := strings.Split(s, ",")
+	for i, t := range list {
+		list[i] = strings.TrimSpace(t)
+	}
+	return list
+}
+
+// retrieveDefault returns the embedded default, with each listed variable that names several
+// targets (checked by checkEnv before) spread over entries of their own.
+func retrieveDefault(lookup func(string) (string, bool)) (*confmap.Retrieved, error) {
+	several := map[string][]string{} // job -> targets
+	for variable, job := range listedJobs {
+		if v, ok := lookup(variable); ok && strings.Contains(v, ",") {
+			several[job] = splitTargets(v)
+		}
+	}
+	r, err := confmap.NewRetrievedFromYAML(YAML)
+	if err != nil || len(several) == 0 {
+		return r, err
+	}
+	raw, err := r.AsRaw()
+	if err != nil {
+		return nil, err
+	}
+	conf := confmap.NewFromStringMap(raw.(map[string]any))
+	jobs, _ := conf.Get("receivers::prometheus::config::scrape_configs").([]any)
+	for i, j := range jobs {
+		job, _ := j.(map[string]any)
+		list, ok := several[fmt.Sprint(job["job_name"])]
+		if !ok {
+			continue
+		}
+		entries, err := perTarget(job, list)
+		if err != nil {
+			return nil, err
+		}
+		job = maps.Clone(job)
+		job["static_configs"] = entries
+		jobs[i] = job
+	}
+	patch := map[string]any{"receivers": map[string]any{"prometheus": map[string]any{"config": map[string]any{"scrape_configs": jobs}}}}
+	if err := conf.Merge(confmap.NewFromStringMap(patch)); err != nil {
+		return nil, err
+	}
+	return confmap.NewRetrieved(conf.ToStringMap())
+}
+
+// perTarget returns a static_configs entry per target, with the labels of the job's one
+// entry and replica REPLICA-PORT (REPLICA-HOST:PORT where ports repeat).
+func perTarget(job map[string]any, list []string) ([]any, error) {
+	statics, _ := job["static_configs"].([]any)
+	if len(statics) != 1 {
+		return nil, fmt.Errorf("job %v: want one static_configs entry to spread targets over, have %d", job["job_name"], len(statics))
+	}
+	entry, _ := statics[0].(map[string]any)
+	labels, _ := entry["labels"].(map[string]any)
+	replica, ok := labels["replica"].(string)
+	if !ok {
+		return nil, errors.New("job " + fmt.Sprint(job["job_name"]) + ": no replica label to name each target's replica after")
+	}
+	ports := map[string]bool{}
+	for _, t := range list {
+		_, port, _ := net.SplitHostPort(t)
+		ports[port] = true
+	}
+	out := make([]any, len(list))
+	for i, t := range list {
+		suffix := t
+		if len(ports) == len(list) {
+			_, suffix, _ = net.SplitHostPort(t)
+		}
+		l := maps.Clone(labels)
+		l["replica"] = replica + "-" + suffix
+		out[i] = map[string]any{"targets": []any{t}, "labels": l}
+	}
+	return out, nil
+}
