@@ -67,12 +67,7 @@ func startEmbeddedDefault(t *testing.T, command string, args ...string) *embedde
 // "not host:port", and the way around it, a second target in the job's entry, merged the two
 // engines' series into one.
 func TestEmbeddedDefaultWithSeveralEngines(t *testing.T) {
-	page, err := os.ReadFile(filepath.Join(repoRoot(), "testdata", "exposition", "vllm.prom"))
-	require.NoError(t, err)
-	waiting := regexp.MustCompile(`(?m)^(vllm:num_requests_waiting\{[^}]*\}) \S+$`)
-	busier := filepath.Join(t.TempDir(), "vllm.prom")
-	require.NoError(t, os.WriteFile(busier, waiting.ReplaceAll(page, []byte("${1} 77")), 0o600))
-	first, second := startEngine(t, "vllm", "vllm.prom", nil), startEngine(t, "vllm", busier, nil)
+	first, second := startEngine(t, "vllm", "vllm.prom", nil), startBusierVLLM(t)
 	endpoint := freeport.Addr(t)
 	env := append(os.Environ(), "MODELPLANE_VLLM_TARGET="+first.Addr+","+second.Addr,
 		"MODELPLANE_SGLANG_TARGET="+freeport.Addr(t), "MODELPLANE_DCGM_EXPORTER_TARGET="+freeport.Addr(t),
@@ -83,17 +78,7 @@ func TestEmbeddedDefaultWithSeveralEngines(t *testing.T) {
 		_, port, _ := strings.Cut(addr, ":")
 		want[`replica="vllm-`+port+`"`] = value
 	}
-	var lines []string
-	eventually(t, "both vLLMs' queues served", func() bool {
-		lines = lines[:0]
-		for _, line := range servedLines(t, endpoint) {
-			if strings.HasPrefix(line, "modelplane_requests_waiting{") {
-				lines = append(lines, line)
-			}
-		}
-		return len(lines) == 2
-	})
-	for _, line := range lines {
+	for _, line := range requestsWaiting(t, endpoint) {
 		matched := false
 		for replica, value := range want {
 			if strings.Contains(line, replica) {
@@ -105,6 +90,19 @@ func TestEmbeddedDefaultWithSeveralEngines(t *testing.T) {
 		assert.Contains(t, line, `engine_index="0"`)
 	}
 	assert.NotContains(t, col.out.String(), "one replica")
+}
+
+// startBusierVLLM starts a second vLLM whose page is the shared one with 77 requests waiting
+// (the shared page has 2), so that the served queue tells which engine it came from.
+func startBusierVLLM(t *testing.T) *engine {
+	t.Helper()
+	page, err := os.ReadFile(filepath.Join(repoRoot(), "testdata", "exposition", "vllm.prom"))
+	require.NoError(t, err)
+	waiting := regexp.MustCompile(`(?m)^(vllm:num_requests_waiting\{[^}]*\}) 2\.0$`)
+	require.Len(t, waiting.FindAll(page, -1), 1)
+	busier := filepath.Join(t.TempDir(), "vllm.prom")
+	require.NoError(t, os.WriteFile(busier, waiting.ReplaceAll(page, []byte("${1} 77")), 0o600))
+	return startEngine(t, "vllm", busier, nil)
 }
 
 // checkEmbeddedDefault runs command with no --config against local engines and checks
@@ -334,13 +332,7 @@ func TestStandaloneNamesTheHost(t *testing.T) {
 // and the collector's log now name the targets and the fix; done as the config's comment
 // says (an entry of its own), each engine's series is served under its own replica.
 func TestStandaloneSecondEngine(t *testing.T) {
-	page, err := os.ReadFile(filepath.Join(repoRoot(), "testdata", "exposition", "vllm.prom"))
-	require.NoError(t, err)
-	waiting := regexp.MustCompile(`(?m)^(vllm:num_requests_waiting\{[^}]*\}) \S+$`)
-	require.True(t, waiting.Match(page))
-	busier := filepath.Join(t.TempDir(), "vllm.prom")
-	require.NoError(t, os.WriteFile(busier, waiting.ReplaceAll(page, []byte("${1} 77")), 0o600))
-	second := startEngine(t, "vllm", busier, nil)
+	second := startBusierVLLM(t)
 	env := append(os.Environ(), "HOSTNAME=h1")
 	vllmWaiting := func(endpoint string) []string {
 		var lines []string

@@ -64,9 +64,9 @@ func TestTargetLists(t *testing.T) {
 	assert.NoError(t, targets("[::1]:8000, [::1]:8001"))
 	for value, want := range map[string]string{
 		"127.0.0.1:8000,http://127.0.0.1:8001": `"http://127.0.0.1:8001", one of the targets listed, is not host:port, such as 127.0.0.1:8000 (no scheme, no path)`,
-		"127.0.0.1:8000,":                       `"", one of the targets listed, is not host:port, such as 127.0.0.1:8000 (no scheme, no path)`,
-		"127.0.0.1:8000;127.0.0.1:8001":         `not host:port, such as 127.0.0.1:8000 (no scheme, no path); several are separated by commas`,
-		"127.0.0.1:8000,127.0.0.1:8000":         `"127.0.0.1:8000" is listed twice`,
+		"127.0.0.1:8000,":                      `"", one of the targets listed, is not host:port, such as 127.0.0.1:8000 (no scheme, no path)`,
+		"127.0.0.1:8000;127.0.0.1:8001":        `not host:port, such as 127.0.0.1:8000 (no scheme, no path); several are separated by commas`,
+		"127.0.0.1:8000,127.0.0.1:8000":        `"127.0.0.1:8000" is listed twice`,
 	} {
 		assert.EqualError(t, targets(value), want, value)
 	}
