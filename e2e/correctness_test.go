@@ -91,6 +91,13 @@ func checkCorrectness(t *testing.T, f *fleet) {
 	}
 	sort.Strings(replicas)
 	assert.Equal(t, []string{"llama-0", "llama-1"}, replicas)
+	// vLLM's engine index, as the chart's scrape job keeps it; no series has an exported_ label.
+	for _, s := range waiting {
+		assert.Equal(t, "0", s.Labels["engine_index"], "%v", s.Labels)
+	}
+	for _, s := range p.query(t, `count by (__name__) ({__name__=~"modelplane_.+", exported_engine!=""})`) {
+		t.Errorf("%s carries exported_engine", s.Labels["__name__"])
+	}
 
 	// Nothing but modelplane_* arrives.
 	names := p.query(t, `count by (__name__) ({__name__=~".+"})`)

@@ -214,6 +214,11 @@ receivers:
 {{- range $k, $v := $e.Labels }}
                 {{ $k }}: "{{ $v }}"
 {{- end }}
+          # As the chart's engines job: vLLM's own engine label (its engine index), displaced
+          # by the target's engine label, stays as engine_index.
+          metric_relabel_configs:
+            - {source_labels: [exported_engine], regex: "(.+)", target_label: engine_index}
+            - {regex: exported_engine, action: labeldrop}
 {{- end }}
 processors:
   memory_limiter:

@@ -171,7 +171,8 @@ func TestPreviewOfABrokenMapping(t *testing.T) {
 	assert.Contains(t, errOut, `want NAME=VALUE, got "replica"`)
 }
 
-// What the preview shows for a live engine is what a running collector delivers for it:
+// What the preview shows for a live engine is what a running collector delivers for it
+// (through the scrape job of the e2e harness, which relabels as the chart's engines job does):
 // the same series, by name and labels, as a real Prometheus holds from remote write (less the
 // cluster label the DaemonSet's resource processor adds and the scope labels the preview
 // leaves out).
@@ -196,4 +197,10 @@ func TestPreviewMatchesWhatPrometheusReceives(t *testing.T) {
 	}
 	require.NotEmpty(t, want)
 	assert.Equal(t, want, got)
+	// vLLM's engine index under the name the shipped configs give it (the preview showed
+	// exported_engine="0" where they deliver engine_index="0").
+	for s := range got {
+		assert.Contains(t, s, "engine_index=0", s)
+		assert.NotContains(t, s, "exported_", s)
+	}
 }

@@ -188,6 +188,12 @@ receivers:
 {{- range $k, $v := .Labels }}
                 {{ quote $k }}: {{ quote $v }}
 {{- end }}
+          # As the chart's engines job, the embedded default and the standalone config: vLLM's
+          # own engine label (its engine index), displaced by a target label engine, stays as
+          # engine_index.
+          metric_relabel_configs:
+            - {source_labels: [exported_engine], regex: "(.+)", target_label: engine_index}
+            - {regex: exported_engine, action: labeldrop}
 processors:
   modelplane_mapping:
     builtin: {{ .Builtins }}
