@@ -625,6 +625,35 @@ func TestEmbeddedDefaultWithOTLP(t *testing.T) {
 	}
 }
 
+// Remote write and OTLP together: each embedded override sets the exporter list, so the later
+// one's replaces the earlier one's whatever the order, and validate warns of the exporter left
+// out. The warning gives the --config that lists every exporter; with it, both backends get
+// the series.
+func TestEmbeddedDefaultWithRemoteWriteAndOTLP(t *testing.T) {
+	prom, sink := startPrometheus(t), startOTLPSink(t)
+	t.Setenv("MODELPLANE_REMOTE_WRITE_ENDPOINT", "http://"+prom.addr+"/api/v1/write")
+	t.Setenv("MODELPLANE_OTLP_ENDPOINT", "http://"+sink.addr)
+	both := []string{"--config", "modelplane:default", "--config", "modelplane:remote-write", "--config", "modelplane:otlp"}
+	out, err := exec.Command(collectorBin, append([]string{"validate"}, both...)...).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	const warning = "warning: exporters::prometheus_remote_write: in no pipeline: "
+	require.Contains(t, string(out), warning)
+	_, suggested, ok := strings.Cut(string(out), "or one more --config names them all: --config '")
+	require.True(t, ok, "%s", out)
+	suggested, _, _ = strings.Cut(suggested, "'")
+	assert.Equal(t, "yaml:service::pipelines::metrics::exporters: [prometheus, otlp_http, prometheus_remote_write]", suggested)
+
+	out, err = exec.Command(collectorBin, append(append([]string{"validate"}, both...), "--config", suggested)...).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Empty(t, string(out))
+	d := startEmbeddedDefault(t, collectorBin, append(both, "--config", suggested)...)
+	eventually(t, "both engines' queues in Prometheus and over OTLP", func() bool {
+		return len(prom.query(t, `modelplane_requests_waiting{cluster="laptop"}`)) == 2 &&
+			len(sink.latest()["modelplane_requests_waiting"]) == 2
+	})
+	assert.Len(t, requestsWaiting(t, d.endpoint), 2, "the local endpoint still serves")
+}
+
 // An endpoint without its scheme, host:port/path as a Prometheus user writes a target, stops
 // the start and validate, naming the field and the value. The exporter took it (read as the
 // scheme "prometheus"), validate passed, and every batch was dropped with "unsupported

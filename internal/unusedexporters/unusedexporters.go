@@ -14,6 +14,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 
 	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
@@ -35,16 +36,34 @@ type converter struct{ logger *zap.Logger }
 const why = "nothing is sent to it. A list in a later --config replaces the earlier one's, " +
 	"so overrides go last (--config modelplane:default --config modelplane:remote-write)"
 
+// advice is why, and where the configuration has one pipeline, the --config that gives it
+// every exporter: the way out when two overrides each set the list (modelplane:remote-write
+// and modelplane:otlp), which no order of them mends.
+func advice(conf *confmap.Conf, unused []string) string {
+	all := pipelines.All(conf)
+	if len(all) != 1 {
+		return why
+	}
+	list := append(slices.Clone(all[0].Exporters), unused...)
+	return fmt.Sprintf("%s, or one more --config names them all: --config 'yaml:service::pipelines::%s::exporters: [%s]'",
+		why, all[0].ID, strings.Join(list, ", "))
+}
+
 // Notes, when set, also gets each warning as a line: `validate` sets it to its stderr, as it
 // runs the converters without a logger.
 var Notes io.Writer
 
 // Convert changes nothing; it warns of each exporter no pipeline names.
 func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
-	for _, id := range Unused(conf) {
-		c.logger.Warn("Exporter configured but in no pipeline: "+why, zap.String("exporter", id))
+	unused := Unused(conf)
+	if len(unused) == 0 {
+		return nil
+	}
+	msg := advice(conf, unused)
+	for _, id := range unused {
+		c.logger.Warn("Exporter configured but in no pipeline: "+msg, zap.String("exporter", id))
 		if Notes != nil {
-			fmt.Fprintf(Notes, "warning: exporters::%s: in no pipeline: %s\n", id, why)
+			fmt.Fprintf(Notes, "warning: exporters::%s: in no pipeline: %s\n", id, msg)
 		}
 	}
 	return nil

@@ -63,5 +63,17 @@ func TestConvertWarns(t *testing.T) {
 	Notes = &notes
 	t.Cleanup(func() { Notes = nil })
 	require.NoError(t, NewFactory().Create(confmap.ConverterSettings{Logger: zap.NewNop()}).Convert(context.Background(), conf))
-	assert.Equal(t, "warning: exporters::prometheus_remote_write: in no pipeline: nothing is sent to it. A list in a later --config replaces the earlier one's, so overrides go last (--config modelplane:default --config modelplane:remote-write)\n", notes.String())
+	assert.Equal(t, "warning: exporters::prometheus_remote_write: in no pipeline: nothing is sent to it. A list in a later --config replaces the earlier one's, so overrides go last (--config modelplane:default --config modelplane:remote-write), or one more --config names them all: --config 'yaml:service::pipelines::metrics::exporters: [prometheus, prometheus_remote_write]'\n", notes.String())
+}
+
+// With more than one pipeline there is no one list to give: the advice is the order.
+func TestAdviceWithPipelines(t *testing.T) {
+	conf := confmap.NewFromStringMap(map[string]any{
+		"exporters": map[string]any{"prometheus": nil, "otlp_http": nil, "debug": nil},
+		"service": map[string]any{"pipelines": map[string]any{
+			"metrics":       map[string]any{"exporters": []any{"prometheus"}},
+			"metrics/debug": map[string]any{"exporters": []any{"debug"}},
+		}},
+	})
+	assert.Equal(t, why, advice(conf, Unused(conf)))
 }
