@@ -156,6 +156,7 @@ func validateCollectorConfig(t *testing.T, out map[string]string) {
 	res, cfg, err := runValidate(t, bin, out, nil)
 	assert.NoError(t, err, "otelcol-modelplane validate:\n%s\n%s", res, cfg)
 	assert.NotContains(t, res, "in no pipeline", "every exporter the chart renders is in its pipeline")
+	assert.NotContains(t, res, "warning:", "validate warns of nothing the chart renders")
 }
 
 // collectorConfigOf is the collector config the chart renders into its ConfigMap.
