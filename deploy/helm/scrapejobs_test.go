@@ -232,6 +232,18 @@ func TestEnginePort(t *testing.T) {
 	assert.Equal(t, "[fd00:10:244::7]:8000", address(podOn("fd00:10:244::7", "8000", "metrics")))
 	assert.Equal(t, "[fd00:10:244::7]:8000", address(podOn("fd00:10:244::7", "5557", "zmq", annotated...)))
 	assert.Equal(t, "[fd00:10:244::7]:8000", address(podOn("fd00:10:244::7", "8000", "http", annotated...)))
+
+	// The path: /metrics (Prometheus sets __metrics_path__ from the job before relabelling),
+	// or the one modelplane.ai/metrics-path names, as NVIDIA NIM serves /v1/metrics. A
+	// value that is no path leaves /metrics.
+	path := func(meta ...string) string {
+		l, keep := engines.target(append([]string{"__metrics_path__", "/metrics"}, meta...)...)
+		require.True(t, keep)
+		return l.Get("__metrics_path__")
+	}
+	assert.Equal(t, "/metrics", path(pod("8000", "metrics")...))
+	assert.Equal(t, "/v1/metrics", path(pod("8000", "http", append(annotated, "__meta_kubernetes_pod_annotation_modelplane_ai_metrics_path", "/v1/metrics")...)...))
+	assert.Equal(t, "/metrics", path(pod("8000", "metrics", "__meta_kubernetes_pod_annotation_modelplane_ai_metrics_path", "v1/metrics")...))
 }
 
 // The annotated job scrapes the port prometheus.io/port names, on an IPv4 or an IPv6 pod.
