@@ -74,3 +74,28 @@ func TestTargetLists(t *testing.T) {
 	assert.EqualError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_DCGM_EXPORTER_TARGET": "127.0.0.1:9400,127.0.0.1:9401"})),
 		`MODELPLANE_DCGM_EXPORTER_TARGET="127.0.0.1:9400,127.0.0.1:9401": not host:port, such as 127.0.0.1:8000 (no scheme, no path)`)
 }
+
+// FuzzTargetLists: whatever a variable holds, checking it never panics, and a list it
+// accepts becomes one entry per target, each scraped once under a replica of its own.
+func FuzzTargetLists(f *testing.F) {
+	for _, s := range []string{"127.0.0.1:8000,127.0.0.1:8001", "[::1]:8000, [::1]:8001", "a:1,b:1,c:2", "127.0.0.1:8000,", ",", "a:08000,a:8000"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if targets(s) != nil || len(splitTargets(s)) < 2 {
+			return
+		}
+		list := splitTargets(s)
+		entries, ok := staticConfigs(t, lookupOf(map[string]string{"MODELPLANE_VLLM_TARGET": s}))["vllm"].([]any)
+		require.True(t, ok)
+		require.Len(t, entries, len(list))
+		replicas := map[any]bool{}
+		for i, e := range entries {
+			e := e.(map[string]any)
+			assert.Equal(t, []any{list[i]}, e["targets"])
+			replica := e["labels"].(map[string]any)["replica"]
+			assert.False(t, replicas[replica], "replica %v given twice for %q", replica, s)
+			replicas[replica] = true
+		}
+	})
+}
