@@ -1,7 +1,11 @@
 package e2e
 
 import (
+	"bytes"
+	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,4 +57,69 @@ func TestBadInputFailsOnlyItsTarget(t *testing.T) {
 	assert.Nil(t, col.cmd.ProcessState)
 	t.Logf("huge label series: %d; duplicate-series target: %d series",
 		len(prom.query(t, `modelplane_requests_waiting{replica="huge-0"}`)), len(prom.query(t, `modelplane_requests_waiting{replica="duplicate-0"}`)))
+}
+
+// A target with a runaway page fails its own scrape under the limits the embedded default
+// (and the chart and host config) set, while the other targets keep flowing: one with more
+// series of a mapped metric than sample_limit (a LoRA adapter per label value, say), one
+// larger than body_size_limit (a large cluster's kube-state-metrics, annotated for
+// scraping). Without the limits such pages were read whole: 164,400 series of a mapped
+// metric (16 MB) took the collector to a 1.1 GB peak RSS and a 244 MB page of unmapped
+// series to 2.3 GB, where the chart's memory limit is 512 MiB, and every target of the
+// node goes with the collector (docs/reliability.md).
+func TestRunawayTargetFailsOnlyItself(t *testing.T) {
+	var flood strings.Builder
+	flood.WriteString("# TYPE vllm:num_requests_waiting gauge\n")
+	for i := range 25_000 {
+		fmt.Fprintf(&flood, "vllm:num_requests_waiting{model_name=\"adapter-%d\",engine=\"0\"} 1\n", i)
+	}
+	floodPath := filepath.Join(t.TempDir(), "flood.prom")
+	require.NoError(t, os.WriteFile(floodPath, []byte(flood.String()), 0o600))
+	flooded, good := startEngine(t, "vllm", floodPath, nil), startEngine(t, "vllm", "vllm.prom", nil)
+
+	var giant bytes.Buffer
+	giant.WriteString("# TYPE kube_pod_info gauge\n")
+	for i := 0; giant.Len() <= 17<<20; i++ {
+		fmt.Fprintf(&giant, "kube_pod_info{namespace=\"team-%d\",pod=\"worker-%d\",node=\"gpu-node-%d\"} 1\n", i%300, i, i%500)
+	}
+	giantServer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write(giant.Bytes())
+	}))
+	t.Cleanup(giantServer.Close)
+	giantAddr := strings.TrimPrefix(giantServer.URL, "http://")
+
+	gpus := startEngine(t, "dcgm-exporter", "dcgm-exporter.prom", nil)
+	endpoint := freeport.Addr(t)
+	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_VLLM_TARGET="+flooded.Addr+","+good.Addr,
+		"MODELPLANE_SGLANG_TARGET="+giantAddr, "MODELPLANE_DCGM_EXPORTER_TARGET="+gpus.Addr,
+		"MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint, "MODELPLANE_SCRAPE_INTERVAL=1s"), collectorBin)
+
+	failed := func(reason, addr string) bool {
+		for _, line := range strings.Split(col.out.String(), "\n") {
+			if strings.Contains(line, reason) && strings.Contains(line, addr) {
+				return true
+			}
+		}
+		return false
+	}
+	eventually(t, "both runaway targets refused, each named in the log", func() bool {
+		return failed("sample limit exceeded", flooded.Addr) && failed("body size limit exceeded", giantAddr)
+	})
+	_, goodPort, _ := strings.Cut(good.Addr, ":")
+	_, floodPort, _ := strings.Cut(flooded.Addr, ":")
+	var lines []string
+	eventually(t, "the other targets' series", func() bool {
+		lines = servedLines(t, endpoint)
+		return count(lines, "modelplane_requests_waiting{", `replica="vllm-`+goodPort+`"`) == 1 && count(lines, "modelplane_gpu_memory_used_bytes{") > 0
+	})
+	assert.Zero(t, count(lines, `replica="vllm-`+floodPort+`"`), "none of the flooding target's series")
+	assert.Zero(t, count(lines, `engine="sglang"`), "none of the giant page's")
+	assert.False(t, failed("limit exceeded", good.Addr) || failed("limit exceeded", gpus.Addr), "the others are within the limits")
+	if status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", col.cmd.Process.Pid)); err == nil {
+		for _, l := range strings.Split(string(status), "\n") {
+			if strings.HasPrefix(l, "VmHWM") {
+				t.Logf("collector peak RSS: %s", strings.TrimSpace(strings.TrimPrefix(l, "VmHWM:")))
+			}
+		}
+	}
 }

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/prometheus/common/model"
+	"github.com/prometheus/common/promslog"
+	promconfig "github.com/prometheus/prometheus/config"
+	_ "github.com/prometheus/prometheus/discovery/kubernetes" // the chart's jobs discover pods
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/relabel"
 	"github.com/stretchr/testify/assert"
@@ -315,4 +318,44 @@ func TestDCGMExporterJobKeepsTheGPUsPod(t *testing.T) {
 	require.True(t, keep)
 	assert.Equal(t, labels.FromStrings("__name__", "kv_blocks", "namespace", "kv", "exported_namespace", "default", "replica", "indexer-0"), indexer,
 		"another pod's series: as before")
+}
+
+// Every job, those of the chart and any added under config, has the per-target limits of
+// values.scrape, as Prometheus reads the rendered config: a target over one fails its own
+// scrape, not the collector.
+func TestScrapeLimits(t *testing.T) {
+	limits := func(t *testing.T, values string) map[string][2]int64 {
+		t.Helper()
+		out, err := renderValues(t, values)
+		require.NoError(t, err)
+		validateCollectorConfig(t, out)
+		var doc struct {
+			Receivers struct {
+				Prometheus struct {
+					Config map[string]any `yaml:"config"`
+				} `yaml:"prometheus"`
+			} `yaml:"receivers"`
+		}
+		require.NoError(t, yamlv2.Unmarshal([]byte(strings.ReplaceAll(collectorConfigOf(t, out), "$$", "$")), &doc))
+		raw, err := yamlv2.Marshal(doc.Receivers.Prometheus.Config)
+		require.NoError(t, err)
+		cfg, err := promconfig.Load(string(raw), promslog.NewNopLogger())
+		require.NoError(t, err)
+		got := map[string][2]int64{}
+		for _, j := range cfg.ScrapeConfigs {
+			got[j.JobName] = [2]int64{int64(j.BodySizeLimit), int64(j.SampleLimit)}
+		}
+		return got
+	}
+	for job, l := range limits(t, "config: {receivers: {prometheus: {config: {scrape_configs: [{job_name: mine, static_configs: [{targets: ['127.0.0.1:9100']}]}]}}}}\n") {
+		assert.Equal(t, [2]int64{16 << 20, 20000}, l, job)
+	}
+	for job, l := range limits(t, "scrape: {bodySizeLimit: 64MiB, sampleLimit: 100000}\n") {
+		assert.Equal(t, [2]int64{64 << 20, 100000}, l, job)
+	}
+	for job, l := range limits(t, "scrape: {bodySizeLimit: \"0\", sampleLimit: 0}\n") {
+		assert.Equal(t, [2]int64{0, 0}, l, job, "0 turns a limit off")
+	}
+	_, err := renderValues(t, "scrape: {bodySizeLimit: 16 MB}\n")
+	assert.ErrorContains(t, err, "bodySizeLimit")
 }

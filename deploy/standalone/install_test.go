@@ -18,7 +18,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 )
 
@@ -199,4 +201,28 @@ service:
 	}
 	assert.True(t, healthy())
 	assert.Equal(t, 1, strings.Count(log.String(), `"signal": "hangup"`), "no signal for the broken configuration")
+}
+
+// The host config limits what one target may send per scrape as the embedded default does,
+// so that a runaway page fails its own scrape on a host too, not the collector.
+func TestScrapeLimitsAsTheDefault(t *testing.T) {
+	global := func(t *testing.T, doc []byte) any {
+		t.Helper()
+		var c struct {
+			Receivers struct {
+				Prometheus struct {
+					Config struct {
+						Global any `yaml:"global"`
+					} `yaml:"config"`
+				} `yaml:"prometheus"`
+			} `yaml:"receivers"`
+		}
+		require.NoError(t, yaml.Unmarshal(doc, &c))
+		return c.Receivers.Prometheus.Config.Global
+	}
+	example, err := os.ReadFile("config.yaml")
+	require.NoError(t, err)
+	want := map[string]any{"body_size_limit": "16MiB", "sample_limit": 20000}
+	assert.Equal(t, want, global(t, defaultconfig.YAML))
+	assert.Equal(t, want, global(t, example))
 }
