@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,22 +194,58 @@ func TestHelpNamesOurCommands(t *testing.T) {
 // of the component it lands in.
 func TestEmbeddedDefaultNamesABadVariable(t *testing.T) {
 	for _, args := range [][]string{nil, {"validate"}} {
-		cmd := exec.Command(collectorBin, args...)
-		cmd.Env = append(os.Environ(), "MODELPLANE_SCRAPE_INTERVAL=abc", "MODELPLANE_VLLM_TARGET=http://10.0.3.7:8000/metrics")
-		done := make(chan struct{})
-		var out []byte
-		var err error
-		go func() { out, err = cmd.CombinedOutput(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Fatalf("%v: still running with a bad variable", args)
-		}
+		out, err := runToExit(t, []string{"MODELPLANE_SCRAPE_INTERVAL=abc", "MODELPLANE_VLLM_TARGET=http://10.0.3.7:8000/metrics"}, args...)
 		require.Error(t, err, "%v", args)
-		assert.Contains(t, string(out), `MODELPLANE_SCRAPE_INTERVAL="abc": not a duration such as 15s, 1m or 1m30s`, "%v", args)
-		assert.Contains(t, string(out), `MODELPLANE_VLLM_TARGET="http://10.0.3.7:8000/metrics": not host:port`, "%v", args)
+		assert.Contains(t, out, `MODELPLANE_SCRAPE_INTERVAL="abc": not a duration such as 15s, 1m or 1m30s`, "%v", args)
+		assert.Contains(t, out, `MODELPLANE_VLLM_TARGET="http://10.0.3.7:8000/metrics": not host:port`, "%v", args)
 	}
+}
+
+// A GPU host where Jupyter, or another collector, already listens on 8888: the embedded
+// default stops naming the address and the variable that moves it (the collector's own
+// error named only the address, "binding address localhost:8888 for Prometheus exporter"),
+// and serves its own metrics where that variable says.
+func TestEmbeddedDefaultNamesATakenPort(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = taken.Close() })
+	elsewhere := []string{"MODELPLANE_PROMETHEUS_ENDPOINT=" + freeport.Addr(t), "MODELPLANE_VLLM_TARGET=" + freeport.Addr(t),
+		"MODELPLANE_SGLANG_TARGET=" + freeport.Addr(t), "MODELPLANE_DCGM_EXPORTER_TARGET=" + freeport.Addr(t)}
+	out, err := runToExit(t, append([]string{"MODELPLANE_TELEMETRY_ENDPOINT=" + taken.Addr().String()}, elsewhere...))
+	require.Error(t, err)
+	assert.Contains(t, out, taken.Addr().String()+", where the embedded default serves the collector's own metrics, is taken by another process (Jupyter and other collectors listen on 8888 by default): set MODELPLANE_TELEMETRY_ENDPOINT to a free host:port, such as 127.0.0.1:PORT")
+
+	telemetry := freeport.Addr(t)
+	startWithEnv(t, append(append(os.Environ(), "MODELPLANE_TELEMETRY_ENDPOINT="+telemetry), elsewhere...), collectorBin)
+	eventually(t, "the collector's own metrics at MODELPLANE_TELEMETRY_ENDPOINT", func() bool {
+		resp, err := http.Get("http://" + telemetry + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return strings.Contains(string(body), "otelcol_process_uptime")
+	})
+}
+
+// runToExit runs the collector with env added to this process's environment and returns its
+// output and its exit error; a collector still running after 30 s fails the test.
+func runToExit(t *testing.T, env []string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(collectorBin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() { out, err = cmd.CombinedOutput(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("%v with %v: still running after 30 s", args, env)
+	}
+	return string(out), err
 }
 
 // startStandalone runs the shipped standalone config (deploy/standalone/config.yaml) against

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/featuregate"
@@ -92,12 +93,45 @@ func prepareArgs(args []string) []string {
 			return args
 		}
 	}
+	if uris, run := startsOn(rest); run && !slices.ContainsFunc(uris, func(u string) bool { return !defaultconfig.Embedded(u) }) {
+		// Nothing but the embedded configurations: their listen addresses come from the
+		// environment, so a taken one can be named with the variable that moves it.
+		if err := checkListeners(os.LookupEnv); err != nil {
+			fmt.Fprintln(os.Stderr, "Error:", err)
+			os.Exit(1)
+		}
+	}
 	for _, a := range rest {
 		if a == "-h" || a == "--help" || a == "--config" || strings.HasPrefix(a, "--config=") || a == "-c" {
 			return args
 		}
 	}
 	return append(args, "--config="+defaultconfig.URI)
+}
+
+// checkListeners is defaultconfig.CheckListeners; a test replaces it, so that prepareArgs
+// does not depend on which ports the machine has free.
+var checkListeners = defaultconfig.CheckListeners
+
+// startsOn returns the --config locations of a command line that starts the collector, and
+// whether it does: no subcommand, no help, and no --set, which could move an address.
+func startsOn(rest []string) (uris []string, run bool) {
+	for i := 0; i < len(rest); i++ {
+		switch a := rest[i]; {
+		case a == "--config" || a == "-c":
+			if i+1 < len(rest) {
+				uris = append(uris, rest[i+1])
+			}
+			i++
+		case strings.HasPrefix(a, "--config="):
+			uris = append(uris, strings.TrimPrefix(a, "--config="))
+		case a == "-h" || a == "--help" || a == "--set" || strings.HasPrefix(a, "--set="):
+			return nil, false
+		case !strings.HasPrefix(a, "-"):
+			return nil, false // a subcommand, or a flag's value this reading cannot place
+		}
+	}
+	return uris, true
 }
 
 // printDefaultConfig writes the embedded configuration args name (the default without one)

@@ -115,7 +115,9 @@ func TestPrepareArgs(t *testing.T) {
 	}
 	var help strings.Builder
 	stdout = &help
-	t.Cleanup(func() { stdout = os.Stdout })
+	checked := 0
+	checkListeners = func(func(string) (string, bool)) error { checked++; return nil }
+	t.Cleanup(func() { stdout, checkListeners = os.Stdout, defaultconfig.CheckListeners })
 	for in, want := range cases {
 		help.Reset()
 		args := append([]string{"otelcol-modelplane"}, strings.Fields(in)...)
@@ -136,6 +138,30 @@ func TestPrepareArgs(t *testing.T) {
 	help.Reset()
 	assert.Equal(t, []string{"otelcol-modelplane", "help", "validate"}, prepareArgs([]string{"otelcol-modelplane", "help", "validate"}))
 	assert.Empty(t, help.String())
+	assert.Equal(t, 2, checked, "the listen addresses are checked where the collector starts on the default: no arguments, --feature-gates=foo")
+}
+
+// The listen addresses are checked before a start on embedded configurations only, whose
+// addresses come from the environment.
+func TestStartsOn(t *testing.T) {
+	for in, want := range map[string]bool{
+		"": true,
+		"--config modelplane:default --config=modelplane:remote-write": true,
+		"-c modelplane:default --feature-gates=foo":                    true,
+		"--config=modelplane:default --config=x.yaml":                  true, // run, but on a file of the user's
+		"validate":                             false,
+		"validate --config=modelplane:default": false,
+		"--config=modelplane:default --set=exporters::x=1": false,
+		"--help":     false,
+		"components": false,
+	} {
+		uris, run := startsOn(strings.Fields(in))
+		assert.Equal(t, want, run, in)
+		if in == "--config=modelplane:default --config=x.yaml" {
+			assert.Equal(t, []string{"modelplane:default", "x.yaml"}, uris)
+			assert.False(t, defaultconfig.Embedded(uris[1]))
+		}
+	}
 }
 
 // embeddedConfig resolves uris with the env and modelplane providers and validates the

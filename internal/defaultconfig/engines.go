@@ -49,24 +49,18 @@ func splitTargets(s string) []string {
 	return list
 }
 
-// retrieveDefault returns the embedded default, with each listed variable that names several
-// targets (checked by checkEnv before) spread over entries of their own.
-func retrieveDefault(lookup func(string) (string, bool)) (*confmap.Retrieved, error) {
+// spreadTargets spreads each listed variable that names several targets (checked by
+// checkEnv before) over static_configs entries of their own.
+func spreadTargets(conf *confmap.Conf, lookup func(string) (string, bool)) error {
 	several := map[string][]string{} // job -> targets
 	for variable, job := range listedJobs {
 		if v, ok := lookup(variable); ok && strings.Contains(v, ",") {
 			several[job] = splitTargets(v)
 		}
 	}
-	r, err := confmap.NewRetrievedFromYAML(YAML)
-	if err != nil || len(several) == 0 {
-		return r, err
+	if len(several) == 0 {
+		return nil
 	}
-	raw, err := r.AsRaw()
-	if err != nil {
-		return nil, err
-	}
-	conf := confmap.NewFromStringMap(raw.(map[string]any))
 	jobs, _ := conf.Get("receivers::prometheus::config::scrape_configs").([]any)
 	for i, j := range jobs {
 		job, _ := j.(map[string]any)
@@ -76,17 +70,13 @@ func retrieveDefault(lookup func(string) (string, bool)) (*confmap.Retrieved, er
 		}
 		entries, err := perTarget(job, list)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		job = maps.Clone(job)
 		job["static_configs"] = entries
 		jobs[i] = job
 	}
-	patch := map[string]any{"receivers": map[string]any{"prometheus": map[string]any{"config": map[string]any{"scrape_configs": jobs}}}}
-	if err := conf.Merge(confmap.NewFromStringMap(patch)); err != nil {
-		return nil, err
-	}
-	return confmap.NewRetrieved(conf.ToStringMap())
+	return conf.Merge(confmap.NewFromStringMap(map[string]any{"receivers": map[string]any{"prometheus": map[string]any{"config": map[string]any{"scrape_configs": jobs}}}}))
 }
 
 // perTarget returns a static_configs entry per target, with the labels of the job's one

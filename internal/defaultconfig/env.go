@@ -27,6 +27,7 @@ var variables = []variable{
 	{"MODELPLANE_SGLANG_TARGET", "127.0.0.1:30000", targets, false},
 	{"MODELPLANE_DCGM_EXPORTER_TARGET", "127.0.0.1:9400", target, false},
 	{"MODELPLANE_PROMETHEUS_ENDPOINT", "127.0.0.1:9464", listenAddress, false},
+	{telemetryVariable, "127.0.0.1:8888", listenAddress, false},
 	{"MODELPLANE_SCRAPE_INTERVAL", "15s", interval, false},
 	{"MODELPLANE_CLUSTER", "standalone", nil, false},
 	// Unset, the host's name (HOSTNAME, which the env provider gives where nothing sets

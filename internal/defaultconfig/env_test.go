@@ -2,11 +2,13 @@ package defaultconfig
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
 )
 
 // The variables checked are exactly those default.yaml reads, with its defaults.
@@ -20,6 +22,16 @@ func TestVariablesAreThoseOfTheDefault(t *testing.T) {
 		}
 		inYAML[m[1]] = m[2]
 	}
+	// The telemetry endpoint is a host and a port in default.yaml, which the provider sets
+	// from the variable.
+	r, err := confmap.NewRetrievedFromYAML(YAML)
+	require.NoError(t, err)
+	raw, err := r.AsRaw()
+	require.NoError(t, err)
+	readers := confmap.NewFromStringMap(raw.(map[string]any)).Get("service::telemetry::metrics::readers").([]any)
+	require.Len(t, readers, 1)
+	prom := readers[0].(map[string]any)["pull"].(map[string]any)["exporter"].(map[string]any)["prometheus"].(map[string]any)
+	inYAML[telemetryVariable] = fmt.Sprintf("%v:%v", prom["host"], prom["port"])
 	checked := map[string]string{}
 	for _, v := range variables {
 		checked[v.name] = v.def

@@ -46,6 +46,9 @@ const (
 // `default-config NAME` take them.
 var Documents = map[string][]byte{"default": YAML, "remote-write": RemoteWriteYAML, "otlp": OTLPYAML}
 
+// Embedded tells whether a --config location names one of Documents (modelplane:NAME).
+func Embedded(uri string) bool { return strings.HasPrefix(uri, scheme+":") }
+
 // Names lists the names of Documents, sorted.
 func Names() []string { return slices.Sorted(maps.Keys(Documents)) }
 
@@ -72,6 +75,26 @@ func (provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc) (
 		return r, nil
 	}
 	return confmap.NewRetrievedFromYAML(doc)
+}
+
+// retrieveDefault returns the embedded default as the variables that are more than a value
+// in it shape it: engine lists and the telemetry endpoint.
+func retrieveDefault(lookup func(string) (string, bool)) (*confmap.Retrieved, error) {
+	r, err := confmap.NewRetrievedFromYAML(YAML)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := r.AsRaw()
+	if err != nil {
+		return nil, err
+	}
+	conf := confmap.NewFromStringMap(raw.(map[string]any))
+	for _, shape := range []func(*confmap.Conf, func(string) (string, bool)) error{spreadTargets, setTelemetryEndpoint} {
+		if err := shape(conf, lookup); err != nil {
+			return nil, err
+		}
+	}
+	return confmap.NewRetrieved(conf.ToStringMap())
 }
 
 func (provider) Scheme() string { return scheme }
