@@ -778,3 +778,22 @@ func TestSinkEndpoints(t *testing.T) {
 		assert.NoError(t, err, sink)
 	}
 }
+
+// GOMEMLIMIT is 80% of the memory limit however Kubernetes lets it be written; a form the
+// chart cannot read leaves it unset.
+func TestGOMEMLIMIT(t *testing.T) {
+	for limit, want := range map[string]string{
+		"1Gi": "819MiB", "512Mi": "409MiB", "1.5Gi": "1228MiB", "768M": "585MiB", "2G": "1525MiB",
+		"536870912": "409MiB", "524288Ki": "409MiB", "5e8": "",
+	} {
+		out, err := renderValues(t, "resources: {limits: {memory: \""+limit+"\"}}\n")
+		require.NoError(t, err, limit)
+		got := ""
+		for _, e := range daemonSetOf(t, out).Spec.Template.Spec.Containers[0].Env {
+			if e.Name == "GOMEMLIMIT" {
+				got = e.Value
+			}
+		}
+		assert.Equal(t, want, got, limit)
+	}
+}

@@ -17,11 +17,16 @@ app.kubernetes.io/name: otelcol-modelplane
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
-{{/* GOMEMLIMIT at 80% of the memory limit, for limits written in Mi or Gi. */}}
+{{/* GOMEMLIMIT at 80% of the memory limit, in whole MiB, for a limit written as Kubernetes
+writes quantities: bytes, or a number (decimals allowed) with k, M, G, T or Ki, Mi, Gi, Ti.
+Nothing for another form (an exponent); the memory limiter still reads the cgroup's limit. */}}
 {{- define "omp.gomemlimit" -}}
 {{- $limit := toString (default "" ((.Values.resources.limits | default dict).memory)) -}}
-{{- if hasSuffix "Gi" $limit -}}{{ div (mul (trimSuffix "Gi" $limit | int) 1024 80) 100 }}MiB
-{{- else if hasSuffix "Mi" $limit -}}{{ div (mul (trimSuffix "Mi" $limit | int) 80) 100 }}MiB
+{{- if regexMatch "^[0-9]+(\\.[0-9]+)?(k|M|G|T|Ki|Mi|Gi|Ti)?$" $limit -}}
+{{- $number := regexFind "^[0-9]+(\\.[0-9]+)?" $limit -}}
+{{- $unit := trimPrefix $number $limit -}}
+{{- $factor := get (dict "" 1.0 "k" 1e3 "M" 1e6 "G" 1e9 "T" 1e12 "Ki" 1024.0 "Mi" 1048576.0 "Gi" 1073741824.0 "Ti" 1099511627776.0) $unit -}}
+{{- floor (divf (mulf (float64 $number) $factor 0.8) 1048576) | int64 }}MiB
 {{- end -}}
 {{- end -}}
 
