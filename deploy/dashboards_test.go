@@ -135,7 +135,7 @@ func TestPromtoolCheckRules(t *testing.T) {
 func TestCollectorAlertRules(t *testing.T) {
 	out, err := exec.Command(promtool(t), "check", "rules", "prometheus/otelcol-modelplane-alerts.yaml").CombinedOutput()
 	require.NoError(t, err, string(out))
-	assert.Contains(t, string(out), "SUCCESS: 9 rules found")
+	assert.Contains(t, string(out), "SUCCESS: 10 rules found")
 	test := exec.Command(promtool(t), "test", "rules", "otelcol-modelplane-alerts.test.yaml")
 	test.Dir = "prometheus"
 	out, err = test.CombinedOutput()
@@ -143,14 +143,14 @@ func TestCollectorAlertRules(t *testing.T) {
 	assert.Contains(t, string(out), "SUCCESS")
 
 	exprs := ruleExprsOf(t, "prometheus/otelcol-modelplane-alerts.yaml")
-	require.Len(t, exprs, 9)
+	require.Len(t, exprs, 10)
 	useCollectorMetrics(t, exprs)
 }
 
 // The collector dashboard's expressions parse and use only metrics the collector documents.
 func TestCollectorDashboard(t *testing.T) {
 	exprs := dashboardExprsOf(t, "grafana/otelcol-modelplane-collector.json")
-	require.Len(t, exprs, 16)
+	require.Len(t, exprs, 17)
 	useCollectorMetrics(t, exprs)
 }
 

@@ -89,10 +89,11 @@ func TestRunawayTargetFailsOnlyItself(t *testing.T) {
 	giantAddr := strings.TrimPrefix(giantServer.URL, "http://")
 
 	gpus := startEngine(t, "dcgm-exporter", "dcgm-exporter.prom", nil)
-	endpoint := freeport.Addr(t)
+	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
 	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_VLLM_TARGET="+flooded.Addr+","+good.Addr,
 		"MODELPLANE_SGLANG_TARGET="+giantAddr, "MODELPLANE_DCGM_EXPORTER_TARGET="+gpus.Addr,
-		"MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint, "MODELPLANE_SCRAPE_INTERVAL=1s"), collectorBin)
+		"MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint, "MODELPLANE_TELEMETRY_ENDPOINT="+telemetry,
+		"MODELPLANE_SCRAPE_INTERVAL=1s"), collectorBin)
 
 	failed := func(reason, addr string) bool {
 		for _, line := range strings.Split(col.out.String(), "\n") {
@@ -115,6 +116,12 @@ func TestRunawayTargetFailsOnlyItself(t *testing.T) {
 	assert.Zero(t, count(lines, `replica="vllm-`+floodPort+`"`), "none of the flooding target's series")
 	assert.Zero(t, count(lines, `engine="sglang"`), "none of the giant page's")
 	assert.False(t, failed("limit exceeded", good.Addr) || failed("limit exceeded", gpus.Addr), "the others are within the limits")
+	// up is dropped with everything that is not modelplane_*; the failed scrapes are counted
+	// by job in the collector's own metrics, the only ones the dcgm-exporter's job has none of.
+	own := servedLines(t, telemetry)
+	assert.Positive(t, count(own, "otelcol_processor_modelplane_mapping_scrapes_failed{", `scrape_job="vllm"`), "failed scrapes of the vllm job counted")
+	assert.Positive(t, count(own, "otelcol_processor_modelplane_mapping_scrapes_failed{", `scrape_job="sglang"`), "and of the sglang job")
+	assert.Zero(t, count(own, "otelcol_processor_modelplane_mapping_scrapes_failed{", `scrape_job="dcgm-exporter"`))
 	if status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", col.cmd.Process.Pid)); err == nil {
 		for _, l := range strings.Split(string(status), "\n") {
 			if strings.HasPrefix(l, "VmHWM") {

@@ -291,6 +291,7 @@ func (p *mappingProcessor) processMetrics(ctx context.Context, md pmetric.Metric
 		before = pmetric.NewMetrics()
 		md.CopyTo(before)
 	}
+	p.countFailedScrapes(ctx, md)
 	var st rules.Stats
 	set.Apply(md, p.opts, &st)
 	p.keepIdentity(md)
@@ -304,6 +305,40 @@ func (p *mappingProcessor) processMetrics(ctx context.Context, md pmetric.Metric
 	}
 	p.record(ctx, &st)
 	return md, nil
+}
+
+// countFailedScrapes counts the scrapes of md whose up point is 0, by job (the scrape's
+// service.name). The mapping drops up with everything else that is not modelplane_*, so
+// without this a target that stopped answering, or went over a scrape limit, showed only in
+// the log.
+func (p *mappingProcessor) countFailedScrapes(ctx context.Context, md pmetric.Metrics) {
+	rms := md.ResourceMetrics()
+	for i := 0; i < rms.Len(); i++ {
+		sms := rms.At(i).ScopeMetrics()
+		for j := 0; j < sms.Len(); j++ {
+			ms := sms.At(j).Metrics()
+			for k := 0; k < ms.Len(); k++ {
+				if m := ms.At(k); m.Name() == "up" && m.Type() == pmetric.MetricTypeGauge && failed(m.Gauge().DataPoints()) {
+					job, _ := rms.At(i).Resource().Attributes().Get("service.name")
+					p.telemetry.ProcessorModelplaneMappingScrapesFailed.Add(ctx, 1, processorAttrs(p.id, attribute.String("scrape_job", job.AsString())))
+				}
+			}
+		}
+	}
+}
+
+// failed tells whether an up metric reports a failed scrape: a recorded value of 0.
+func failed(up pmetric.NumberDataPointSlice) bool {
+	for i := 0; i < up.Len(); i++ {
+		dp := up.At(i)
+		if dp.Flags().NoRecordedValue() {
+			continue
+		}
+		if (dp.ValueType() == pmetric.NumberDataPointValueTypeDouble && dp.DoubleValue() == 0) || (dp.ValueType() == pmetric.NumberDataPointValueTypeInt && dp.IntValue() == 0) {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *mappingProcessor) keepIdentity(md pmetric.Metrics) {

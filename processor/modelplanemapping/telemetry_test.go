@@ -131,3 +131,38 @@ func gaugeValue(tel *componenttest.Telemetry, name string) int64 {
 	}
 	return m.Data.(metricdata.Gauge[int64]).DataPoints[0].Value
 }
+
+// A scrape whose up is 0 is counted by job: up itself is dropped (not modelplane_*), so this
+// count is where a target that stopped answering, or went over a scrape limit, shows. A
+// scrape that succeeded, and the marker that ends a gone target's up, are not failures.
+func TestFailedScrapesCounted(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	p, err := NewFactory().CreateMetrics(context.Background(), metadatatest.NewSettings(tel), createDefaultConfig(), consumertest.NewNop())
+	require.NoError(t, err)
+	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
+	defer func() { require.NoError(t, p.Shutdown(context.Background())) }()
+
+	scrape := func(md pmetric.Metrics, job string, up float64, ended bool) {
+		rm := md.ResourceMetrics().AppendEmpty()
+		rm.Resource().Attributes().PutStr("service.name", job)
+		m := rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+		m.SetName("up")
+		dp := m.SetEmptyGauge().DataPoints().AppendEmpty()
+		dp.SetDoubleValue(up)
+		if ended {
+			dp.SetFlags(pmetric.DefaultDataPointFlags.WithNoRecordedValue(true))
+		}
+	}
+	for range 2 {
+		md := pmetric.NewMetrics()
+		scrape(md, "vllm", 0, false)
+		scrape(md, "sglang", 1, false)
+		scrape(md, "dcgm-exporter", 0, true)
+		require.NoError(t, p.ConsumeMetrics(context.Background(), md))
+	}
+	metadatatest.AssertEqualProcessorModelplaneMappingScrapesFailed(t, tel, []metricdata.DataPoint[int64]{{
+		Value:      2,
+		Attributes: attribute.NewSet(attribute.String("processor", "modelplane_mapping"), attribute.String("scrape_job", "vllm")),
+	}}, metricdatatest.IgnoreTimestamp())
+}

@@ -35,6 +35,7 @@ type TelemetryBuilder struct {
 	ProcessorModelplaneMappingDatapointsMapped   metric.Int64Counter
 	ProcessorModelplaneMappingMappingsActive     metric.Int64ObservableGauge
 	ProcessorModelplaneMappingReloads            metric.Int64Counter
+	ProcessorModelplaneMappingScrapesFailed      metric.Int64Counter
 	ProcessorModelplaneMappingSeriesEnded        metric.Int64Counter
 	ProcessorModelplaneMappingUnfilteredSources  metric.Int64ObservableGauge
 }
@@ -163,6 +164,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_modelplane_mapping_reloads",
 		metric.WithDescription("Loads of the mapping sources, by result (ok, or partial when a document was skipped). [Development]"),
 		metric.WithUnit("{reload}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorModelplaneMappingScrapesFailed, err = builder.meter.Int64Counter(
+		"otelcol_processor_modelplane_mapping_scrapes_failed",
+		metric.WithDescription("Scrapes that failed, by scrape job (scrape_job, not job, which a Prometheus scraping the collector sets itself), counted from their up point, which is 0 when the target did not answer, answered with an error or went over a scrape limit. up is not modelplane_* and is dropped, so this is where a failing target shows. [Development]"),
+		metric.WithUnit("{scrape}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorModelplaneMappingSeriesEnded, err = builder.meter.Int64Counter(

@@ -129,6 +129,22 @@ func AssertEqualProcessorModelplaneMappingReloads(t *testing.T, tt *componenttes
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorModelplaneMappingScrapesFailed(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_modelplane_mapping_scrapes_failed",
+		Description: "Scrapes that failed, by scrape job (scrape_job, not job, which a Prometheus scraping the collector sets itself), counted from their up point, which is 0 when the target did not answer, answered with an error or went over a scrape limit. up is not modelplane_* and is dropped, so this is where a failing target shows. [Development]",
+		Unit:        "{scrape}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_modelplane_mapping_scrapes_failed")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorModelplaneMappingSeriesEnded(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_modelplane_mapping_series_ended",

@@ -37,6 +37,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorModelplaneMappingDatapointsIn.Add(context.Background(), 1)
 	tb.ProcessorModelplaneMappingDatapointsMapped.Add(context.Background(), 1)
 	tb.ProcessorModelplaneMappingReloads.Add(context.Background(), 1)
+	tb.ProcessorModelplaneMappingScrapesFailed.Add(context.Background(), 1)
 	tb.ProcessorModelplaneMappingSeriesEnded.Add(context.Background(), 1)
 	AssertEqualProcessorModelplaneMappingClusterSynced(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
@@ -57,6 +58,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorModelplaneMappingReloads(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorModelplaneMappingScrapesFailed(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorModelplaneMappingSeriesEnded(t, testTel,
