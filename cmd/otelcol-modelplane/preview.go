@@ -26,7 +26,8 @@ The collector itself scrapes the page once, maps it with the built-in mappings, 
 --mapping file and, with --cluster, the cluster's MetricMapping objects (in the collector's
 run order), and prints its exporter's page; the points in, mapped and dropped go to stderr.
 A mapping file or cluster object with a problem fails it with a message naming the file or
-object, the field and the value.
+object, the field and the value; a page over the collector's per-target limits (16 MiB, 20000
+series kept) fails it as the collector would refuse it.
 
 Flags:
 `

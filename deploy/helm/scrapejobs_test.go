@@ -17,6 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	yamlv2 "go.yaml.in/yaml/v2"
+	"helm.sh/helm/v3/pkg/chartutil"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 )
 
 // scrapeJob is one rendered scrape job's relabelling, as Prometheus reads it.
@@ -358,4 +361,12 @@ func TestScrapeLimits(t *testing.T) {
 	}
 	_, err := renderValues(t, "scrape: {bodySizeLimit: 16 MB}\n")
 	assert.ErrorContains(t, err, "bodySizeLimit")
+
+	// The chart's defaults are the embedded default's.
+	values, err := chartutil.ReadValuesFile(chartDir + "/values.yaml")
+	require.NoError(t, err)
+	scrape := values["scrape"].(map[string]any)
+	want := defaultconfig.ScrapeLimits()
+	assert.Equal(t, want.BodySize, scrape["bodySizeLimit"])
+	assert.EqualValues(t, want.Samples, scrape["sampleLimit"])
 }

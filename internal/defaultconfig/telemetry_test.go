@@ -47,3 +47,8 @@ func TestCheckListeners(t *testing.T) {
 	assert.ErrorContains(t, err, ", where the embedded default serves the modelplane_* series, is taken by another process (OpenTelemetry SDKs' Prometheus exporters listen on 9464 by default)")
 	assert.ErrorContains(t, err, "set MODELPLANE_PROMETHEUS_ENDPOINT")
 }
+
+func TestScrapeLimits(t *testing.T) {
+	assert.Equal(t, ScrapeLimit{BodySize: "16MiB", Samples: 20000}, ScrapeLimits())
+	assert.Equal(t, "body_size_limit 16MiB, sample_limit 20000 series kept", ScrapeLimits().String())
+}

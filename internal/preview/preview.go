@@ -28,6 +28,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
@@ -129,6 +130,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		"Job": o.Job, "Target": served.Addr().String(), "Labels": labels, "Builtins": !o.NoBuiltins,
 		"MappingFiles": files, "Exporter": exporter, "Telemetry": telemetry,
 		"Cluster": o.ClusterMappings || kubeconfig != "", "Kubeconfig": kubeconfig,
+		"Limits": defaultconfig.ScrapeLimits(),
 	}); err != nil {
 		return nil, err
 	}
@@ -179,6 +181,11 @@ var configTemplate = template.Must(template.New("preview").Funcs(template.FuncMa
 receivers:
   prometheus:
     config:
+      # The embedded default's per-target limits: a page the collector would refuse, the
+      # preview refuses too.
+      global:
+        body_size_limit: {{ quote .Limits.BodySize }}
+        sample_limit: {{ .Limits.Samples }}
       scrape_configs:
         - job_name: {{ quote .Job }}
           scrape_interval: 1s
@@ -321,9 +328,13 @@ func scrapeError(log string) error {
 			Msg   string `json:"msg"`
 			Error string `json:"error"`
 		}
-		if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "Failed to scrape Prometheus endpoint" {
-			return fmt.Errorf("the Prometheus receiver cannot read the page: %s", entry.Error)
+		if json.Unmarshal([]byte(line), &entry) != nil || entry.Msg != "Failed to scrape Prometheus endpoint" {
+			continue
 		}
+		if strings.HasSuffix(entry.Error, "limit exceeded") {
+			return fmt.Errorf("the collector would refuse the page: %s (its per-target limits, as the embedded default, the host config and the chart set them: %s; docs/reliability.md)", entry.Error, defaultconfig.ScrapeLimits())
+		}
+		return fmt.Errorf("the Prometheus receiver cannot read the page: %s", entry.Error)
 	}
 	return nil
 }

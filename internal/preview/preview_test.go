@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 )
 
 // Label values and paths reach the generated configuration intact, whatever they hold.
@@ -21,7 +23,7 @@ func TestConfigKeepsValuesIntact(t *testing.T) {
 	require.NoError(t, configTemplate.Execute(&cfg, map[string]any{
 		"Job": "job: x", "Target": "127.0.0.1:1234", "Labels": labels, "Builtins": false,
 		"MappingFiles": []string{"/m/a b.yaml", `/m/"*".yaml`}, "Exporter": "127.0.0.1:1", "Telemetry": 2,
-		"Cluster": true, "Kubeconfig": "/home/me/.kube/a: b",
+		"Cluster": true, "Kubeconfig": "/home/me/.kube/a: b", "Limits": defaultconfig.ScrapeLimit{BodySize: "16MiB", Samples: 20000},
 	}))
 	retrieved, err := confmap.NewRetrievedFromYAML(cfg.Bytes())
 	require.NoError(t, err, cfg.String())
@@ -29,6 +31,7 @@ func TestConfigKeepsValuesIntact(t *testing.T) {
 	require.NoError(t, err)
 	job := conf.Get("receivers::prometheus::config::scrape_configs").([]any)[0].(map[string]any)
 	assert.Equal(t, "job: x", job["job_name"])
+	assert.Equal(t, map[string]any{"body_size_limit": "16MiB", "sample_limit": 20000}, conf.Get("receivers::prometheus::config::global"))
 	static := job["static_configs"].([]any)[0].(map[string]any)
 	assert.Equal(t, []any{"127.0.0.1:1234"}, static["targets"])
 	assert.Equal(t, map[string]any{"replica": labels["replica"], "model": labels["model"]}, static["labels"])
@@ -49,7 +52,7 @@ func TestConfigClusterMappings(t *testing.T) {
 		{map[string]any{"Cluster": true, "Kubeconfig": ""}, map[string]any{"enabled": true, "auth_type": "kubeConfig"}},
 	} {
 		values := map[string]any{"Job": "preview", "Target": "127.0.0.1:1", "Labels": map[string]string{}, "Builtins": true,
-			"MappingFiles": []string{}, "Exporter": "127.0.0.1:1", "Telemetry": 2}
+			"MappingFiles": []string{}, "Exporter": "127.0.0.1:1", "Telemetry": 2, "Limits": defaultconfig.ScrapeLimits()}
 		maps.Copy(values, tc.values)
 		var cfg bytes.Buffer
 		require.NoError(t, configTemplate.Execute(&cfg, values))
@@ -131,4 +134,6 @@ not json
 `
 	assert.EqualError(t, scrapeError(log), `the Prometheus receiver cannot read the page: strconv.ParseFloat: parsing "is": invalid syntax while parsing: "this is"`)
 	assert.NoError(t, scrapeError(`{"level":"warn","msg":"Something else"}`))
+	assert.EqualError(t, scrapeError(`{"level":"warn","msg":"Failed to scrape Prometheus endpoint","error":"sample limit exceeded"}`),
+		"the collector would refuse the page: sample limit exceeded (its per-target limits, as the embedded default, the host config and the chart set them: body_size_limit 16MiB, sample_limit 20000 series kept; docs/reliability.md)")
 }
