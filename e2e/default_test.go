@@ -228,6 +228,28 @@ func TestEmbeddedDefaultNamesATakenPort(t *testing.T) {
 	})
 }
 
+// A host that runs a vLLM and nothing else: MODELPLANE_SGLANG_TARGET=none and
+// MODELPLANE_DCGM_EXPORTER_TARGET=none leave those jobs out, so the log is not a failed scrape
+// of each every interval (before, none was refused as not host:port, and the jobs could only
+// be left out with a config file of one's own), and the GPU receiver has no exporter to defer
+// to.
+func TestEmbeddedDefaultWithoutSomeTargets(t *testing.T) {
+	vllm := startEngine(t, "vllm", "vllm.prom", nil)
+	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
+	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_SGLANG_TARGET=none",
+		"MODELPLANE_DCGM_EXPORTER_TARGET=none", "MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint,
+		"MODELPLANE_TELEMETRY_ENDPOINT="+telemetry, "MODELPLANE_SCRAPE_INTERVAL=1s"), collectorBin)
+	requestsWaitingOf := func() int { return count(servedLines(t, endpoint), "modelplane_requests_waiting{") }
+	eventually(t, "the vLLM's series", func() bool { return requestsWaitingOf() == 1 })
+	time.Sleep(3 * time.Second) // three more scrape intervals
+	out := col.out.String()
+	assert.NotContains(t, out, "Failed to scrape Prometheus endpoint")
+	assert.NotContains(t, out, "A dcgm-exporter serves this host's GPUs", "nothing to defer to")
+	assert.Contains(t, out, `"jobName": "vllm"`)
+	assert.NotContains(t, out, `"jobName": "sglang"`)
+	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"))
+}
+
 // runToExit runs the collector with env added to this process's environment and returns its
 // output and its exit error; a collector still running after 30 s fails the test.
 func runToExit(t *testing.T, env []string, args ...string) (string, error) {

@@ -23,9 +23,9 @@ type variable struct {
 // invalid duration` for MODELPLANE_SCRAPE_INTERVAL=abc), and a listen address without a host
 // passes validation and fails only when the exporter starts.
 var variables = []variable{
-	{"MODELPLANE_VLLM_TARGET", "127.0.0.1:8000", targets, false},
-	{"MODELPLANE_SGLANG_TARGET", "127.0.0.1:30000", targets, false},
-	{"MODELPLANE_DCGM_EXPORTER_TARGET", "127.0.0.1:9400", target, false},
+	{"MODELPLANE_VLLM_TARGET", "127.0.0.1:8000", orNone(targets), false},
+	{"MODELPLANE_SGLANG_TARGET", "127.0.0.1:30000", orNone(targets), false},
+	{"MODELPLANE_DCGM_EXPORTER_TARGET", "127.0.0.1:9400", orNone(target), false},
 	{"MODELPLANE_PROMETHEUS_ENDPOINT", "127.0.0.1:9464", listenAddress, false},
 	{telemetryVariable, "127.0.0.1:8888", listenAddress, false},
 	{"MODELPLANE_SCRAPE_INTERVAL", "15s", interval, false},

@@ -78,7 +78,7 @@ func (provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc) (
 }
 
 // retrieveDefault returns the embedded default as the variables that are more than a value
-// in it shape it: engine lists and the telemetry endpoint.
+// in it shape it: jobs left out, engine lists and the telemetry endpoint.
 func retrieveDefault(lookup func(string) (string, bool)) (*confmap.Retrieved, error) {
 	r, err := confmap.NewRetrievedFromYAML(YAML)
 	if err != nil {
@@ -86,6 +86,9 @@ func retrieveDefault(lookup func(string) (string, bool)) (*confmap.Retrieved, er
 	}
 	raw, err := r.AsRaw()
 	if err != nil {
+		return nil, err
+	}
+	if err := leaveOut(raw.(map[string]any), lookup); err != nil {
 		return nil, err
 	}
 	conf := confmap.NewFromStringMap(raw.(map[string]any))

@@ -1,0 +1,51 @@
+package defaultconfig
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
+)
+
+func defaultWith(t *testing.T, kv map[string]string) *confmap.Conf {
+	t.Helper()
+	require.NoError(t, checkEnv(lookupOf(kv)))
+	r, err := retrieveDefault(lookupOf(kv))
+	require.NoError(t, err)
+	raw, err := r.AsRaw()
+	require.NoError(t, err)
+	return confmap.NewFromStringMap(raw.(map[string]any))
+}
+
+func jobNames(conf *confmap.Conf) []string {
+	var names []string
+	jobs, _ := conf.Get("receivers::prometheus::config::scrape_configs").([]any)
+	for _, j := range jobs {
+		names = append(names, j.(map[string]any)["job_name"].(string))
+	}
+	return names
+}
+
+// A target variable set to none leaves its job out; without a dcgm-exporter the GPU receiver
+// defers to none, and with no job left the Prometheus receiver goes.
+func TestNoneLeavesAJobOut(t *testing.T) {
+	conf := defaultWith(t, nil)
+	assert.Equal(t, []string{"vllm", "sglang", "dcgm-exporter"}, jobNames(conf))
+
+	conf = defaultWith(t, map[string]string{"MODELPLANE_SGLANG_TARGET": "none"})
+	assert.Equal(t, []string{"vllm", "dcgm-exporter"}, jobNames(conf))
+	assert.Equal(t, "${env:MODELPLANE_DCGM_EXPORTER_TARGET:-127.0.0.1:9400}", conf.Get("receivers::dcgm::defer_to_exporter"))
+
+	conf = defaultWith(t, map[string]string{"MODELPLANE_DCGM_EXPORTER_TARGET": "none", "MODELPLANE_VLLM_TARGET": "127.0.0.1:8000,127.0.0.1:8001"})
+	assert.Equal(t, []string{"vllm", "sglang"}, jobNames(conf))
+	assert.False(t, conf.IsSet("receivers::dcgm::defer_to_exporter"), "no dcgm-exporter to defer to")
+	assert.Len(t, conf.Get("receivers::prometheus::config::scrape_configs").([]any)[0].(map[string]any)["static_configs"], 2, "lists still spread")
+
+	conf = defaultWith(t, map[string]string{"MODELPLANE_VLLM_TARGET": "none", "MODELPLANE_SGLANG_TARGET": "none", "MODELPLANE_DCGM_EXPORTER_TARGET": "none"})
+	assert.False(t, conf.IsSet("receivers::prometheus"))
+	assert.Equal(t, []any{"dcgm"}, conf.Get("service::pipelines::metrics::receivers"))
+
+	assert.EqualError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_SGLANG_TARGET": "None"})),
+		`MODELPLANE_SGLANG_TARGET="None": not host:port, such as 127.0.0.1:8000 (no scheme, no path); several are separated by commas`)
+}
