@@ -68,14 +68,7 @@ func TestBadInputFailsOnlyItsTarget(t *testing.T) {
 // series to 2.3 GB, where the chart's memory limit is 512 MiB, and every target of the
 // node goes with the collector (docs/reliability.md).
 func TestRunawayTargetFailsOnlyItself(t *testing.T) {
-	var flood strings.Builder
-	flood.WriteString("# TYPE vllm:num_requests_waiting gauge\n")
-	for i := range 25_000 {
-		fmt.Fprintf(&flood, "vllm:num_requests_waiting{model_name=\"adapter-%d\",engine=\"0\"} 1\n", i)
-	}
-	floodPath := filepath.Join(t.TempDir(), "flood.prom")
-	require.NoError(t, os.WriteFile(floodPath, []byte(flood.String()), 0o600))
-	flooded, good := startEngine(t, "vllm", floodPath, nil), startEngine(t, "vllm", "vllm.prom", nil)
+	flooded, good := startEngine(t, "vllm", floodPage(t, 25_000), nil), startEngine(t, "vllm", "vllm.prom", nil)
 
 	var giant bytes.Buffer
 	giant.WriteString("# TYPE kube_pod_info gauge\n")
@@ -129,4 +122,18 @@ func TestRunawayTargetFailsOnlyItself(t *testing.T) {
 			}
 		}
 	}
+}
+
+// floodPage writes a vLLM page with n series of a mapped metric, one per LoRA adapter say,
+// and returns its path.
+func floodPage(t *testing.T, n int) string {
+	t.Helper()
+	var page strings.Builder
+	page.WriteString("# TYPE vllm:num_requests_waiting gauge\n")
+	for i := range n {
+		fmt.Fprintf(&page, "vllm:num_requests_waiting{model_name=\"adapter-%d\",engine=\"0\"} 1\n", i)
+	}
+	path := filepath.Join(t.TempDir(), "flood.prom")
+	require.NoError(t, os.WriteFile(path, []byte(page.String()), 0o600))
+	return path
 }

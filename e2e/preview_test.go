@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -175,14 +174,7 @@ func TestPreviewOfABrokenMapping(t *testing.T) {
 // A page the collector would refuse under its per-target limits, the preview refuses too,
 // saying so and naming the limits; it used to show every one of its series.
 func TestPreviewOfAPageOverTheLimits(t *testing.T) {
-	var page strings.Builder
-	page.WriteString("# TYPE vllm:num_requests_waiting gauge\n")
-	for i := range 20_001 {
-		fmt.Fprintf(&page, "vllm:num_requests_waiting{model_name=\"adapter-%d\"} 1\n", i)
-	}
-	path := filepath.Join(t.TempDir(), "flood.prom")
-	require.NoError(t, os.WriteFile(path, []byte(page.String()), 0o600))
-	out, errOut, code := preview(t, path)
+	out, errOut, code := preview(t, floodPage(t, 20_001))
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out)
 	assert.Contains(t, errOut, "the collector would refuse the page: sample limit exceeded (its per-target limits, as the embedded default, the host config and the chart set them: body_size_limit 16MiB, sample_limit 20000 series kept; docs/reliability.md)")
