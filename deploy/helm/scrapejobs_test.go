@@ -370,3 +370,23 @@ func TestScrapeLimits(t *testing.T) {
 	assert.Equal(t, want.BodySize, scrape["bodySizeLimit"])
 	assert.EqualValues(t, want.Samples, scrape["sampleLimit"])
 }
+
+// An annotated pod that scrape.annotated.exclude selects is not scraped; other annotated
+// pods still are.
+func TestAnnotatedExclude(t *testing.T) {
+	out, err := renderValues(t, "scrape: {annotated: {enabled: true, exclude: [app.kubernetes.io/name=kube-state-metrics]}}\n")
+	require.NoError(t, err)
+	validateCollectorConfig(t, out)
+	annotated := scrapeJobs(t, out)["annotated"]
+	pod := func(name string) []string {
+		return []string{"__address__", "10.0.0.8:8080", "__meta_kubernetes_pod_ip", "10.0.0.8",
+			"__meta_kubernetes_pod_annotation_prometheus_io_scrape", "true", "__meta_kubernetes_pod_label_app_kubernetes_io_name", name}
+	}
+	_, keep := annotated.target(pod("kube-state-metrics")...)
+	assert.False(t, keep, "excluded")
+	_, keep = annotated.target(pod("kv-cache-indexer")...)
+	assert.True(t, keep, "still scraped")
+
+	_, err = renderValues(t, "scrape: {annotated: {enabled: true, exclude: [app in (a, b)]}}\n")
+	assert.ErrorContains(t, err, "exclude")
+}
