@@ -84,9 +84,21 @@ func (r *dcgmReceiver) collectOnce(ctx context.Context, now time.Time) {
 		r.telemetry.ReceiverDcgmGpus.Record(ctx, 0, r.idOpts...)
 	} else {
 		began := time.Now()
+		// NVML calls cannot be interrupted, and one on a GPU in a bad state (fallen off the
+		// bus, a wedged driver) can block for minutes: say so while it does.
+		slow := time.AfterFunc(r.cfg.CollectionInterval, func() {
+			r.logger.Warn("A GPU collection has run for longer than collection_interval: NVML is not answering (a GPU in a bad state, or the driver); no GPU metrics until it does",
+				zap.Duration("collection_interval", r.cfg.CollectionInterval))
+		})
 		var gpus int
 		var err error
 		md, gpus, err = r.col.collect(ctx, now)
+		if !slow.Stop() {
+			r.logger.Info("The slow GPU collection returned", zap.Duration("after", time.Since(began)))
+		}
+		if ctx.Err() != nil {
+			return // stopped while NVML did not answer: the pipeline is gone
+		}
 		r.telemetry.ReceiverDcgmCollectionDuration.Record(ctx, time.Since(began).Seconds(), r.idOpts...)
 		r.telemetry.ReceiverDcgmGpus.Record(ctx, int64(gpus), r.idOpts...)
 		if err != nil {
@@ -133,12 +145,31 @@ func (r *dcgmReceiver) deferToExporter(ctx context.Context) bool {
 	return answers
 }
 
-func (r *dcgmReceiver) Shutdown(context.Context) error {
+// shutdownWait bounds how long Shutdown waits for a collection in flight. An NVML call that
+// does not answer would otherwise hold up the collector's shutdown, and every configuration
+// reload, which restarts the receivers.
+var shutdownWait = 5 * time.Second
+
+func (r *dcgmReceiver) Shutdown(ctx context.Context) error {
 	if r.cancel == nil {
 		return nil
 	}
 	r.cancel()
-	r.done.Wait()
+	stopped := make(chan struct{})
+	go func() { r.done.Wait(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+	case <-time.After(shutdownWait):
+	}
 	r.telemetry.Shutdown()
-	return r.col.shutdown()
+	select {
+	case <-stopped:
+		return r.col.shutdown()
+	default:
+		// The collection sends nothing once it returns (its context is cancelled), and NVML
+		// is not shut down under a call still in it.
+		r.logger.Error("Stopped while a GPU collection waits for NVML, which does not answer; leaving it behind")
+		return nil
+	}
 }

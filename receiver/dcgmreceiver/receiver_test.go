@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -474,6 +475,57 @@ func TestReceiverLifecycle(t *testing.T) {
 	require.Eventually(t, func() bool { return len(sink.AllMetrics()) >= 3 }, 5*time.Second, 10*time.Millisecond)
 	require.NoError(t, r.Shutdown(context.Background()))
 	assert.Equal(t, node.allocs, node.freed, "every GPM sample freed")
+}
+
+// A GPU whose NVML calls stop answering (fallen off the bus, a wedged driver): the receiver
+// says so once a collection outlasts the interval, and stops within shutdownWait instead of
+// holding up the collector's shutdown and every reload; the collection, when NVML answers at
+// last, sends nothing into the stopped pipeline.
+func TestShutdownWhileNVMLHangs(t *testing.T) {
+	node := newFakeNode(h100State())
+	hung, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	temp := node.devices[0].GetTemperatureFunc
+	node.devices[0].GetTemperatureFunc = func(s nvml.TemperatureSensors) (uint32, nvml.Return) {
+		if calls.Add(1) == 3 { // the third collection
+			close(hung)
+			<-release
+		}
+		return temp(s)
+	}
+	withNVML(t, node)
+	old := shutdownWait
+	shutdownWait = 200 * time.Millisecond
+	t.Cleanup(func() { shutdownWait = old })
+
+	cfg := testConfig(t)
+	cfg.CollectionInterval = 20 * time.Millisecond
+	core, logs := observer.New(zap.InfoLevel)
+	set := receivertest.NewNopSettings(metadata.Type)
+	set.Logger = zap.New(core)
+	sink := new(consumertest.MetricsSink)
+	r, err := NewFactory().CreateMetrics(context.Background(), set, cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
+	<-hung
+	require.Eventually(t, func() bool {
+		return logs.FilterMessageSnippet("longer than collection_interval: NVML is not answering").Len() == 1
+	}, 5*time.Second, 10*time.Millisecond)
+
+	stopped := make(chan error)
+	go func() { stopped <- r.Shutdown(context.Background()) }()
+	select {
+	case err := <-stopped:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		close(release)
+		t.Fatal("Shutdown waits for the NVML call")
+	}
+	assert.Equal(t, 1, logs.FilterMessageSnippet("waits for NVML, which does not answer").Len())
+	sent := len(sink.AllMetrics())
+	close(release)
+	r.(*dcgmReceiver).done.Wait() // the collection left behind returns
+	assert.Len(t, sink.AllMetrics(), sent, "nothing sent after the stop")
 }
 
 // One collection of 8 GPUs (an HGX H200 node, from NVML's mock catalog): time and
