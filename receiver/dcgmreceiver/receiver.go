@@ -157,14 +157,16 @@ func (r *dcgmReceiver) Shutdown(ctx context.Context) error {
 	r.cancel()
 	stopped := make(chan struct{})
 	go func() { r.done.Wait(); close(stopped) }()
+	wait := time.NewTimer(shutdownWait)
+	defer wait.Stop()
 	select {
-	case <-stopped:
+	case <-wait.C:
 	case <-ctx.Done():
-	case <-time.After(shutdownWait):
+	case <-stopped:
 	}
 	r.telemetry.Shutdown()
 	select {
-	case <-stopped:
+	case <-stopped: // also where it stopped as the wait ended
 		return r.col.shutdown()
 	default:
 		// The collection sends nothing once it returns (its context is cancelled), and NVML
