@@ -9,6 +9,7 @@ import (
 	defaultconfig "github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 	endpointcheck "github.com/modelplaneai/otelcol-modelplane/internal/endpointcheck"
 	envprovider "github.com/modelplaneai/otelcol-modelplane/internal/envprovider"
+	listencheck "github.com/modelplaneai/otelcol-modelplane/internal/listencheck"
 	replicacheck "github.com/modelplaneai/otelcol-modelplane/internal/replicacheck"
 	scrapefilter "github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
 	unknownkeys "github.com/modelplaneai/otelcol-modelplane/internal/unknownkeys"
@@ -44,6 +45,7 @@ func main() {
 					endpointcheck.NewFactory(),
 					unusedexporters.NewFactory(),
 					replicacheck.NewFactory(),
+					listencheck.NewFactory(),
 				},
 			},
 		},
@@ -54,6 +56,7 @@ func main() {
 			defaultconfig.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		},
 		ConverterModules: []string{
+			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/featuregate"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
+	"github.com/modelplaneai/otelcol-modelplane/internal/listencheck"
 	"github.com/modelplaneai/otelcol-modelplane/internal/replicacheck"
 	"github.com/modelplaneai/otelcol-modelplane/internal/unusedexporters"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
@@ -96,10 +97,7 @@ func prepareArgs(args []string) []string {
 	if uris, run := startsOn(rest); run && !slices.ContainsFunc(uris, func(u string) bool { return !defaultconfig.Embedded(u) }) {
 		// Nothing but the embedded configurations: their listen addresses come from the
 		// environment, so a taken one can be named with the variable that moves it.
-		if err := checkListeners(os.LookupEnv); err != nil {
-			fmt.Fprintln(os.Stderr, "Error:", err)
-			os.Exit(1)
-		}
+		listencheck.AtStart()
 	}
 	for _, a := range rest {
 		if a == "-h" || a == "--help" || a == "--config" || strings.HasPrefix(a, "--config=") || a == "-c" {
@@ -108,10 +106,6 @@ func prepareArgs(args []string) []string {
 	}
 	return append(args, "--config="+defaultconfig.URI)
 }
-
-// checkListeners is defaultconfig.CheckListeners; a test replaces it, so that prepareArgs
-// does not depend on which ports the machine has free.
-var checkListeners = defaultconfig.CheckListeners
 
 // startsOn returns the --config locations of a command line that starts the collector, and
 // whether it does: no subcommand, no help, and no --set, which could move an address.
