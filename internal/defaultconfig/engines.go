@@ -16,9 +16,6 @@ import (
 // because targets listed in one entry share its labels: the default's identity leaves the
 // target out, so they would be one replica and their common series merged into one.
 
-// listedJobs are the scrape jobs whose target variable may list several.
-var listedJobs = map[string]string{"MODELPLANE_VLLM_TARGET": "vllm", "MODELPLANE_SGLANG_TARGET": "sglang"}
-
 // targets checks a value that may list several targets, separated by commas.
 func targets(s string) error {
 	list := splitTargets(s)
@@ -49,11 +46,12 @@ func splitTargets(s string) []string {
 	return list
 }
 
-// spreadTargets spreads each listed variable that names several targets (checked by
-// checkEnv before) over static_configs entries of their own.
+// spreadTargets spreads each target variable that names several targets over static_configs
+// entries of their own. checkEnv has refused a list where only one target may be named
+// (the dcgm-exporter's), so every job of targetJobs can be walked here.
 func spreadTargets(conf *confmap.Conf, lookup func(string) (string, bool)) error {
 	several := map[string][]string{} // job -> targets
-	for variable, job := range listedJobs {
+	for variable, job := range targetJobs {
 		if v, ok := lookup(variable); ok && strings.Contains(v, ",") {
 			several[job] = splitTargets(v)
 		}
