@@ -756,6 +756,10 @@ func TestSinkEndpoints(t *testing.T) {
 		"{name: backend, type: otlphttp}":                {`sinks[0].endpoint: "backend" (otlphttp) has none; give the backend's URL, such as https://otlp.example.com:4318`},
 		"{name: backend, type: otlp}":                    {`sinks[0].endpoint: "backend" (otlp) has none; give the backend's URL, such as otlp.example.com:4317`},
 	}
+	// A token over plaintext gRPC: bearertokenauth stops the exporter's start.
+	const plaintextToken = `sends its token only over TLS, but its endpoint %q is plaintext (http://, or config.tls.insecure): write https:// for a receiver that serves TLS, or leave auth out`
+	refused["{name: gw, type: otlp_grpc, endpoint: \"http://gateway:4317\", secretRef: {name: t}, auth: {bearerTokenKey: token}}"] = []string{`sinks[0].auth: "gw" (otlp_grpc) ` + fmt.Sprintf(plaintextToken, "http://gateway:4317")}
+	refused["{name: gw, type: otlp, endpoint: \"gateway:4317\", secretRef: {name: t}, auth: {bearerTokenKey: token}, config: {tls: {insecure: true}}}"] = []string{`sinks[0].auth: "gw" (otlp) ` + fmt.Sprintf(plaintextToken, "gateway:4317")}
 	for _, typ := range []string{"prometheus_remote_write", "otlp_http", "otlphttp"} {
 		refused["{name: backend, type: "+typ+", endpoint: \"prometheus:9090/api/v1/write\"}"] = []string{"/sinks/0/endpoint", "prometheus:9090/api/v1/write"}
 	}
@@ -770,6 +774,7 @@ func TestSinkEndpoints(t *testing.T) {
 		"{name: a, type: prometheus_remote_write, endpoint: \"https://mimir.example.com/api/v1/push\"}",
 		"{name: a, type: otlp_http, endpoint: \"HTTP://[::1]:4318\"}",
 		"{name: a, type: otlp_grpc, endpoint: \"collector:4317\"}",
+		"{name: a, type: otlp_grpc, endpoint: \"https://collector:4317\", secretRef: {name: t}, auth: {bearerTokenKey: token}}",
 		"{name: a, type: prometheus_remote_write, config: {endpoint: \"https://mimir.example.com/api/v1/push\"}}",
 		"{name: a, type: otlp_http, config: {metrics_endpoint: \"https://otlp.example.com/v1/metrics\"}}",
 		"{name: a, type: debug}",

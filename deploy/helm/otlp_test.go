@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -183,4 +184,44 @@ func pushUntilServed(t *testing.T, otlpHTTP string, promPort int, md pmetric.Met
 		return err == nil && strings.Contains(page, want)
 	}, 30*time.Second, 200*time.Millisecond, "%s on the Prometheus endpoint", want)
 	return page
+}
+
+// An OTLP/gRPC sink written http://, as a plaintext in-cluster gateway is: the exporter
+// connects with TLS unless tls.insecure is true, whatever the scheme says, so every send
+// failed its handshake ("tls: first record does not look like a TLS handshake", a grpc
+// warning in the log) and the queue dropped what it held. The chart renders tls.insecure for
+// it, and the rendered exporter delivers to a gateway that serves no TLS.
+func TestGRPCSinkOverPlaintext(t *testing.T) {
+	bin := collectorBinaryFor(t, "the plaintext gRPC sink not run")
+	if bin == "" {
+		return
+	}
+	gatewayPort, httpPort, promPort := freeport.Port(t), freeport.Port(t), freeport.Port(t)
+	out, err := renderValues(t, fmt.Sprintf("delivery: {persistentQueue: false}\nsinks: [{name: gateway, type: otlp, endpoint: \"http://127.0.0.1:%d\"}]\n", gatewayPort))
+	require.NoError(t, err)
+	validateCollectorConfig(t, out)
+	exporter, ok := dig(renderedConfig(t, out), "exporters", "otlp_grpc/gateway").(map[string]any)
+	require.True(t, ok, "the rendered otlp_grpc/gateway")
+	assert.Equal(t, map[string]any{"insecure": true}, exporter["tls"])
+
+	// The gateway: a collector that receives OTLP/gRPC without TLS and serves what it got.
+	runCollector(t, map[string]any{
+		"receivers": map[string]any{"otlp": map[string]any{"protocols": map[string]any{"grpc": map[string]any{"endpoint": fmt.Sprintf("127.0.0.1:%d", gatewayPort)}}}},
+		"exporters": map[string]any{"prometheus": map[string]any{"endpoint": fmt.Sprintf("127.0.0.1:%d", promPort)}},
+		"service": map[string]any{
+			"telemetry": map[string]any{"metrics": map[string]any{"level": "none"}},
+			"pipelines": map[string]any{"metrics": map[string]any{"receivers": []string{"otlp"}, "exporters": []string{"prometheus"}}},
+		},
+	}, func(config string) *exec.Cmd { return exec.Command(bin, "--config="+config) })
+	// The node's collector, sending through the rendered exporter.
+	runCollector(t, map[string]any{
+		"receivers": map[string]any{"otlp": map[string]any{"protocols": map[string]any{"http": map[string]any{"endpoint": fmt.Sprintf("127.0.0.1:%d", httpPort)}}}},
+		"exporters": map[string]any{"otlp_grpc/gateway": exporter},
+		"service": map[string]any{
+			"telemetry": map[string]any{"metrics": map[string]any{"level": "none"}},
+			"pipelines": map[string]any{"metrics": map[string]any{"receivers": []string{"otlp"}, "exporters": []string{"otlp_grpc/gateway"}}},
+		},
+	}, func(config string) *exec.Cmd { return exec.Command(bin, "--config="+config) })
+	page := pushUntilServed(t, fmt.Sprintf("127.0.0.1:%d", httpPort), promPort, gatewayHistogram(), "gen_ai_server_request_duration")
+	assert.Contains(t, page, `gen_ai_request_model="llama"`)
 }

@@ -8,6 +8,13 @@
 // "invalid endpoint", naming neither the field nor the value. Here an endpoint of these
 // exporters must be an http:// or https:// URL with a host, and an error names the exporter,
 // the field and the value.
+//
+// The OTLP/gRPC exporter takes `http://gateway:4317` and connects with TLS all the same
+// (configgrpc strips the prefix; only tls::insecure turns TLS off), so against a plaintext
+// receiver, as in-cluster gateways usually are, every send fails its handshake and grpc logs
+// a warning. Here an http:// endpoint of that exporter needs tls::insecure: true, and a
+// bearertokenauth authenticator, which sends its token only over TLS and stops the
+// exporter's start without it, needs TLS; validate, which starts nothing, says so too.
 package endpointcheck // import "github.com/modelplaneai/otelcol-modelplane/internal/endpointcheck"
 
 import (
@@ -17,6 +24,7 @@ import (
 	"maps"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/collector/confmap"
@@ -36,6 +44,47 @@ var checked = map[string]struct {
 	"otlphttp":                {[]string{"endpoint", "metrics_endpoint", "traces_endpoint", "logs_endpoint", "profiles_endpoint"}, false, "https://otlp.example.com:4318"},
 }
 
+// grpcTypes are the OTLP/gRPC exporter's type and its deprecated alias, whose endpoint is a
+// gRPC target (host:port, dns:///host:port) rather than a URL.
+var grpcTypes = map[string]bool{"otlp_grpc": true, "otlp": true}
+
+// checkTransport checks an OTLP/gRPC exporter's endpoint against its TLS settings, as
+// configgrpc (v1.67.0) applies them: TLS unless tls::insecure is true, and TLS for https://
+// whatever tls::insecure says.
+func checkTransport(id string, body map[string]any) error {
+	endpoint, _ := body["endpoint"].(string)
+	tlsSettings, _ := body["tls"].(map[string]any)
+	insecure := isTrue(tlsSettings["insecure"])
+	auth, _ := body["auth"].(map[string]any)
+	authenticator, _ := auth["authenticator"].(string)
+	typ, _, _ := strings.Cut(authenticator, "/")
+	saysPlaintext := strings.HasPrefix(endpoint, "http://")
+	switch tlsOff := insecure && !strings.HasPrefix(endpoint, "https://"); {
+	case typ == "bearertokenauth" && (saysPlaintext || tlsOff):
+		why := fmt.Sprintf("the endpoint %q says plaintext", endpoint)
+		if tlsOff {
+			why = fmt.Sprintf("exporters::%s::tls::insecure is true", id)
+		}
+		return fmt.Errorf("exporters::%s::auth::authenticator: %s sends its token only over TLS, but %s: write https:// for a receiver that serves TLS, or leave the token out", id, authenticator, why)
+	case saysPlaintext && !insecure:
+		return fmt.Errorf("exporters::%s::endpoint: %q says plaintext, but this exporter connects with TLS unless tls::insecure is true, so every send to a plaintext receiver would fail its handshake: set exporters::%s::tls::insecure: true, or write https:// for a receiver that serves TLS", id, endpoint, id)
+	}
+	return nil
+}
+
+// isTrue reads a boolean setting as the collector does: a YAML boolean, or its text where a
+// variable gave it.
+func isTrue(v any) bool {
+	switch v := v.(type) {
+	case bool:
+		return v
+	case string:
+		b, err := strconv.ParseBool(v)
+		return err == nil && b
+	}
+	return false
+}
+
 // NewFactory returns the factory of the converter.
 func NewFactory() confmap.ConverterFactory {
 	return confmap.NewConverterFactory(func(confmap.ConverterSettings) confmap.Converter {
@@ -45,17 +94,24 @@ func NewFactory() confmap.ConverterFactory {
 
 type converter struct{}
 
-// Convert changes nothing; it fails naming every endpoint that is not a URL to send to.
+// Convert changes nothing; it fails naming every endpoint that is not a URL to send to, and
+// every OTLP/gRPC transport that cannot work.
 func (converter) Convert(_ context.Context, conf *confmap.Conf) error {
 	exporters, _ := conf.Get("exporters").(map[string]any)
 	var errs []error
 	for _, id := range slices.Sorted(maps.Keys(exporters)) {
 		typ, _, _ := strings.Cut(id, "/")
+		body, _ := exporters[id].(map[string]any)
+		if grpcTypes[typ] {
+			if err := checkTransport(id, body); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
 		c, ok := checked[typ]
 		if !ok {
 			continue
 		}
-		body, _ := exporters[id].(map[string]any)
 		for _, field := range c.fields {
 			value, set := body[field]
 			text, isText := value.(string)

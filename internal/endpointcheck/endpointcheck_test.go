@@ -47,6 +47,24 @@ func TestEndpoints(t *testing.T) {
 			`exporters::prometheus_remote_write::endpoint: not set (the URL to send to, such as https://mimir.example.com/api/v1/push)`},
 		{"not text", map[string]any{"otlp_http": map[string]any{"endpoint": 4318}},
 			`exporters::otlp_http::endpoint: 4318 is not a URL (such as https://otlp.example.com:4318)`},
+
+		// OTLP/gRPC: TLS unless tls::insecure, https:// TLS whatever it says (configgrpc).
+		{"gRPC, plaintext and insecure", map[string]any{"otlp_grpc/gateway": map[string]any{"endpoint": "http://gateway:4317", "tls": map[string]any{"insecure": true}}}, ""},
+		{"gRPC, insecure from a variable's text", map[string]any{"otlp_grpc": map[string]any{"endpoint": "http://gateway:4317", "tls": map[string]any{"insecure": "true"}}}, ""},
+		{"gRPC, a target of its own", map[string]any{"otlp_grpc": map[string]any{"endpoint": "dns:///gateway:4317"}}, ""},
+		{"gRPC, token over TLS", map[string]any{"otlp_grpc": map[string]any{"endpoint": "https://otlp.example.com:4317", "auth": map[string]any{"authenticator": "bearertokenauth/vendor"}}}, ""},
+		{"gRPC, token, TLS by default", map[string]any{"otlp": map[string]any{"endpoint": "otlp.example.com:4317", "auth": map[string]any{"authenticator": "bearertokenauth"}}}, ""},
+		{"gRPC, https:// wins over insecure", map[string]any{"otlp_grpc": map[string]any{"endpoint": "https://otlp.example.com:4317", "tls": map[string]any{"insecure": true}, "auth": map[string]any{"authenticator": "bearertokenauth"}}}, ""},
+		{"gRPC, another authenticator is its own", map[string]any{"otlp_grpc": map[string]any{"endpoint": "http://gateway:4317", "tls": map[string]any{"insecure": true}, "auth": map[string]any{"authenticator": "oauth2client"}}}, ""},
+
+		{"gRPC, http:// with TLS", map[string]any{"otlp_grpc/gateway": map[string]any{"endpoint": "http://gateway:4317"}},
+			`exporters::otlp_grpc/gateway::endpoint: "http://gateway:4317" says plaintext, but this exporter connects with TLS unless tls::insecure is true, so every send to a plaintext receiver would fail its handshake: set exporters::otlp_grpc/gateway::tls::insecure: true, or write https:// for a receiver that serves TLS`},
+		{"gRPC alias, insecure false", map[string]any{"otlp": map[string]any{"endpoint": "http://gateway:4317", "tls": map[string]any{"insecure": false}}},
+			`exporters::otlp::endpoint: "http://gateway:4317" says plaintext, but this exporter connects with TLS unless tls::insecure is true, so every send to a plaintext receiver would fail its handshake: set exporters::otlp::tls::insecure: true, or write https:// for a receiver that serves TLS`},
+		{"gRPC, token to http://", map[string]any{"otlp_grpc/gateway": map[string]any{"endpoint": "http://gateway:4317", "auth": map[string]any{"authenticator": "bearertokenauth/gateway"}}},
+			`exporters::otlp_grpc/gateway::auth::authenticator: bearertokenauth/gateway sends its token only over TLS, but the endpoint "http://gateway:4317" says plaintext: write https:// for a receiver that serves TLS, or leave the token out`},
+		{"gRPC, token with insecure", map[string]any{"otlp_grpc": map[string]any{"endpoint": "gateway:4317", "tls": map[string]any{"insecure": true}, "auth": map[string]any{"authenticator": "bearertokenauth"}}},
+			`exporters::otlp_grpc::auth::authenticator: bearertokenauth sends its token only over TLS, but exporters::otlp_grpc::tls::insecure is true: write https:// for a receiver that serves TLS, or leave the token out`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := convert(t, c.exporters)

@@ -97,6 +97,15 @@ works as written and the collector logs no deprecation. */}}
 {{- end -}}
 {{- $cfg = mergeOverwrite $cfg (deepCopy ($s.config | default dict)) -}}
 {{- if $s.endpoint -}}{{- $_ := set $cfg "endpoint" $s.endpoint -}}{{- end -}}
+{{- /* OTLP/gRPC connects with TLS unless tls.insecure is true, http:// or not: an http://
+endpoint, as a plaintext in-cluster gateway is written, gets tls.insecure unless config says. */ -}}
+{{- if and (eq $type "otlp_grpc") (hasPrefix "http://" (toString $cfg.endpoint)) -}}
+{{- $tls := $cfg.tls | default dict -}}
+{{- if not (hasKey $tls "insecure") -}}
+{{- $_ := set $tls "insecure" true -}}
+{{- $_ := set $cfg "tls" $tls -}}
+{{- end -}}
+{{- end -}}
 {{- if and $s.auth $s.auth.bearerTokenKey -}}
 {{- $_ := set $cfg "auth" (dict "authenticator" (printf "bearertokenauth/%s" $s.name)) -}}
 {{- end -}}
