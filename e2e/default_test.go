@@ -656,7 +656,8 @@ func refusedWith(t *testing.T, overrides string, env []string) []string {
 // modelplane:otlp adds OTLP/HTTP to the default, as modelplane:remote-write adds remote write:
 // the same series reach an OTLP backend, here through a proxy that wants a token, given as
 // docs/deploy.md does; the local endpoint still serves. Without MODELPLANE_OTLP_ENDPOINT it
-// does not start, and names it; with host:port only, it names the field and the value.
+// does not start, and names it; with host:port only, or the whole metrics URL, it names the
+// field and the value.
 func TestEmbeddedDefaultWithOTLP(t *testing.T) {
 	sink := startOTLPSink(t)
 	proxy := startTokenProxy(t, sink.addr, "secret-3")
@@ -678,6 +679,8 @@ func TestEmbeddedDefaultWithOTLP(t *testing.T) {
 	for _, c := range []struct{ value, want string }{
 		{"", "environment variable MODELPLANE_OTLP_ENDPOINT is not set: set it to your backend's OTLP/HTTP URL, such as https://otlp.example.com (modelplane:otlp, exporters::otlp_http::endpoint)"},
 		{"otlp.example.com:4318", `exporters::otlp_http::endpoint: "otlp.example.com:4318" has no scheme: write http:// or https:// before it`},
+		// The metrics URL a vendor's page gives: the exporter appends /v1/metrics again.
+		{"https://otlp.example.com/v1/metrics", `exporters::otlp_http::endpoint: "https://otlp.example.com/v1/metrics" ends in /v1/metrics, and this exporter appends /v1/metrics itself (it would post to https://otlp.example.com/v1/metrics/v1/metrics): write "https://otlp.example.com"`},
 	} {
 		env := append(withoutEnv(os.Environ(), "MODELPLANE_OTLP_ENDPOINT"), "MODELPLANE_OTLP_ENDPOINT="+c.value, "MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t))
 		for _, out := range refusedWith(t, "otlp", env) {

@@ -760,6 +760,8 @@ func TestSinkEndpoints(t *testing.T) {
 	const plaintextToken = `sends its token only over TLS, but its endpoint %q is plaintext (http://, or config.tls.insecure): write https:// for a receiver that serves TLS, or leave auth out`
 	refused["{name: gw, type: otlp_grpc, endpoint: \"http://gateway:4317\", secretRef: {name: t}, auth: {bearerTokenKey: token}}"] = []string{`sinks[0].auth: "gw" (otlp_grpc) ` + fmt.Sprintf(plaintextToken, "http://gateway:4317")}
 	refused["{name: gw, type: otlp, endpoint: \"gateway:4317\", secretRef: {name: t}, auth: {bearerTokenKey: token}, config: {tls: {insecure: true}}}"] = []string{`sinks[0].auth: "gw" (otlp) ` + fmt.Sprintf(plaintextToken, "gateway:4317")}
+	// The metrics URL a vendor's page gives, which the OTLP/HTTP exporter appends /v1/metrics to.
+	refused["{name: vendor, type: otlphttp, endpoint: \"https://otlp.example.com/v1/metrics\"}"] = []string{`sinks[0].endpoint: "vendor" (otlphttp) ends in a signal's path, and the exporter appends /v1/metrics itself (it would post to https://otlp.example.com/v1/metrics/v1/metrics): give the URL before /v1/, or the whole URL as config.metrics_endpoint`}
 	for _, typ := range []string{"prometheus_remote_write", "otlp_http", "otlphttp"} {
 		refused["{name: backend, type: "+typ+", endpoint: \"prometheus:9090/api/v1/write\"}"] = []string{"/sinks/0/endpoint", "prometheus:9090/api/v1/write"}
 	}
@@ -777,6 +779,7 @@ func TestSinkEndpoints(t *testing.T) {
 		"{name: a, type: otlp_grpc, endpoint: \"https://collector:4317\", secretRef: {name: t}, auth: {bearerTokenKey: token}}",
 		"{name: a, type: prometheus_remote_write, config: {endpoint: \"https://mimir.example.com/api/v1/push\"}}",
 		"{name: a, type: otlp_http, config: {metrics_endpoint: \"https://otlp.example.com/v1/metrics\"}}",
+		"{name: a, type: otlp_http, endpoint: \"https://otlp-gateway.example.net/otlp\"}",
 		"{name: a, type: debug}",
 	} {
 		_, err := renderValues(t, "sinks:\n- "+sink+"\n")

@@ -37,11 +37,14 @@ var checked = map[string]struct {
 	fields   []string
 	required bool
 	example  string
+	// appendsPath: the exporter posts metrics to endpoint + /v1/metrics (unless
+	// metrics_endpoint gives the whole URL).
+	appendsPath bool
 }{
-	"prometheus_remote_write": {[]string{"endpoint"}, true, "https://mimir.example.com/api/v1/push"},
-	"prometheusremotewrite":   {[]string{"endpoint"}, true, "https://mimir.example.com/api/v1/push"},
-	"otlp_http":               {[]string{"endpoint", "metrics_endpoint", "traces_endpoint", "logs_endpoint", "profiles_endpoint"}, false, "https://otlp.example.com:4318"},
-	"otlphttp":                {[]string{"endpoint", "metrics_endpoint", "traces_endpoint", "logs_endpoint", "profiles_endpoint"}, false, "https://otlp.example.com:4318"},
+	"prometheus_remote_write": {[]string{"endpoint"}, true, "https://mimir.example.com/api/v1/push", false},
+	"prometheusremotewrite":   {[]string{"endpoint"}, true, "https://mimir.example.com/api/v1/push", false},
+	"otlp_http":               {[]string{"endpoint", "metrics_endpoint", "traces_endpoint", "logs_endpoint", "profiles_endpoint"}, false, "https://otlp.example.com:4318", true},
+	"otlphttp":                {[]string{"endpoint", "metrics_endpoint", "traces_endpoint", "logs_endpoint", "profiles_endpoint"}, false, "https://otlp.example.com:4318", true},
 }
 
 // grpcTypes are the OTLP/gRPC exporter's type and its deprecated alias, whose endpoint is a
@@ -124,11 +127,37 @@ func (converter) Convert(_ context.Context, conf *confmap.Conf) error {
 			default:
 				if err := sendable(text); err != nil {
 					errs = append(errs, fmt.Errorf("exporters::%s::%s: %q %w (such as %s)", id, field, text, err, c.example))
+				} else if metricsURL, _ := body["metrics_endpoint"].(string); c.appendsPath && field == "endpoint" && metricsURL == "" {
+					if err := signalPathTwice(text); err != nil {
+						errs = append(errs, fmt.Errorf("exporters::%s::endpoint: %w, or give the whole URL as metrics_endpoint", id, err))
+					}
 				}
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// signalPathTwice refuses an OTLP/HTTP endpoint that already ends in a signal's path, as a
+// vendor's page gives the whole metrics URL: the exporter appends /v1/metrics to it, and
+// every send would go to .../v1/metrics/v1/metrics and be refused (404).
+func signalPathTwice(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	path := strings.TrimSuffix(u.Path, "/")
+	for _, signal := range []string{"/v1/metrics", "/v1/traces", "/v1/logs"} {
+		if !strings.HasSuffix(path, signal) {
+			continue
+		}
+		posted := strings.TrimSuffix(raw, "/") + "/v1/metrics"
+		base := *u
+		base.Path = strings.TrimSuffix(path, signal)
+		base.RawPath = ""
+		return fmt.Errorf("%q ends in %s, and this exporter appends /v1/metrics itself (it would post to %s): write %q", raw, signal, posted, base.String())
+	}
+	return nil
 }
 
 // sendable tells what keeps raw from being a URL an HTTP client sends to.

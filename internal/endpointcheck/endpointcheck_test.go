@@ -48,6 +48,14 @@ func TestEndpoints(t *testing.T) {
 		{"not text", map[string]any{"otlp_http": map[string]any{"endpoint": 4318}},
 			`exporters::otlp_http::endpoint: 4318 is not a URL (such as https://otlp.example.com:4318)`},
 
+		// OTLP/HTTP appends /v1/metrics to endpoint.
+		{"OTLP under a path of its own", map[string]any{"otlp_http": map[string]any{"endpoint": "https://otlp-gateway.example.net/otlp"}}, ""},
+		{"OTLP, the whole URL where it belongs", map[string]any{"otlp_http": map[string]any{"endpoint": "https://otlp.example.com/v1/metrics", "metrics_endpoint": "https://otlp.example.com/v1/metrics"}}, ""},
+		{"OTLP, the metrics URL as endpoint", map[string]any{"otlp_http/vendor": map[string]any{"endpoint": "https://otlp.example.com/v1/metrics"}},
+			`exporters::otlp_http/vendor::endpoint: "https://otlp.example.com/v1/metrics" ends in /v1/metrics, and this exporter appends /v1/metrics itself (it would post to https://otlp.example.com/v1/metrics/v1/metrics): write "https://otlp.example.com", or give the whole URL as metrics_endpoint`},
+		{"OTLP, a traces URL with a slash", map[string]any{"otlphttp": map[string]any{"endpoint": "http://gateway:4318/otlp/v1/traces/"}},
+			`exporters::otlphttp::endpoint: "http://gateway:4318/otlp/v1/traces/" ends in /v1/traces, and this exporter appends /v1/metrics itself (it would post to http://gateway:4318/otlp/v1/traces/v1/metrics): write "http://gateway:4318/otlp", or give the whole URL as metrics_endpoint`},
+
 		// OTLP/gRPC: TLS unless tls::insecure, https:// TLS whatever it says (configgrpc).
 		{"gRPC, plaintext and insecure", map[string]any{"otlp_grpc/gateway": map[string]any{"endpoint": "http://gateway:4317", "tls": map[string]any{"insecure": true}}}, ""},
 		{"gRPC, insecure from a variable's text", map[string]any{"otlp_grpc": map[string]any{"endpoint": "http://gateway:4317", "tls": map[string]any{"insecure": "true"}}}, ""},
