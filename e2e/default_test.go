@@ -721,11 +721,17 @@ func TestEmbeddedDefaultWithRemoteWriteAndOTLP(t *testing.T) {
 // An endpoint without its scheme, host:port/path as a Prometheus user writes a target, stops
 // the start and validate, naming the field and the value. The exporter took it (read as the
 // scheme "prometheus"), validate passed, and every batch was dropped with "unsupported
-// protocol scheme".
+// protocol scheme". So does one without the receiver's path, a Prometheus's address alone,
+// where Prometheus answers 405 and the exporter dropped every batch.
 func TestRemoteWriteEndpointWithoutScheme(t *testing.T) {
-	env := append(os.Environ(), "MODELPLANE_REMOTE_WRITE_ENDPOINT=prometheus:9090/api/v1/write", "MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t))
-	for _, out := range refusedWith(t, "remote-write", env) {
-		assert.Contains(t, out, `exporters::prometheus_remote_write::endpoint: "prometheus:9090/api/v1/write" has no scheme: write http:// or https:// before it`)
+	for value, want := range map[string]string{
+		"prometheus:9090/api/v1/write": `exporters::prometheus_remote_write::endpoint: "prometheus:9090/api/v1/write" has no scheme: write http:// or https:// before it`,
+		"http://prometheus:9090":       `exporters::prometheus_remote_write::endpoint: "http://prometheus:9090" has no path: remote write goes to the receiver's, such as http://prometheus:9090/api/v1/write (Prometheus, VictoriaMetrics) or /api/v1/push (Mimir)`,
+	} {
+		env := append(os.Environ(), "MODELPLANE_REMOTE_WRITE_ENDPOINT="+value, "MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t))
+		for _, out := range refusedWith(t, "remote-write", env) {
+			assert.Contains(t, out, want)
+		}
 	}
 }
 

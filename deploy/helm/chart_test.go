@@ -760,6 +760,8 @@ func TestSinkEndpoints(t *testing.T) {
 	const plaintextToken = `sends its token only over TLS, but its endpoint %q is plaintext (http://, or config.tls.insecure): write https:// for a receiver that serves TLS, or leave auth out`
 	refused["{name: gw, type: otlp_grpc, endpoint: \"http://gateway:4317\", secretRef: {name: t}, auth: {bearerTokenKey: token}}"] = []string{`sinks[0].auth: "gw" (otlp_grpc) ` + fmt.Sprintf(plaintextToken, "http://gateway:4317")}
 	refused["{name: gw, type: otlp, endpoint: \"gateway:4317\", secretRef: {name: t}, auth: {bearerTokenKey: token}, config: {tls: {insecure: true}}}"] = []string{`sinks[0].auth: "gw" (otlp) ` + fmt.Sprintf(plaintextToken, "gateway:4317")}
+	// Remote write at the root, where Prometheus answers 405 and the exporter drops the batch.
+	refused["{name: prom, type: prometheus_remote_write, endpoint: \"http://prometheus.monitoring:9090\"}"] = []string{`sinks[0].endpoint: "prom" (prometheus_remote_write) has no path: remote write goes to the receiver's, such as http://prometheus.monitoring:9090/api/v1/write (Prometheus, VictoriaMetrics) or /api/v1/push (Mimir)`}
 	// The metrics URL a vendor's page gives, which the OTLP/HTTP exporter appends /v1/metrics to.
 	refused["{name: vendor, type: otlphttp, endpoint: \"https://otlp.example.com/v1/metrics\"}"] = []string{`sinks[0].endpoint: "vendor" (otlphttp) ends in a signal's path, and the exporter appends /v1/metrics itself (it would post to https://otlp.example.com/v1/metrics/v1/metrics): give the URL before /v1/, or the whole URL as config.metrics_endpoint`}
 	for _, typ := range []string{"prometheus_remote_write", "otlp_http", "otlphttp"} {

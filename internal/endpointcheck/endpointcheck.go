@@ -38,7 +38,8 @@ var checked = map[string]struct {
 	required bool
 	example  string
 	// appendsPath: the exporter posts metrics to endpoint + /v1/metrics (unless
-	// metrics_endpoint gives the whole URL).
+	// metrics_endpoint gives the whole URL); otherwise it posts to endpoint as written, which
+	// then needs the receiver's path.
 	appendsPath bool
 }{
 	"prometheus_remote_write": {[]string{"endpoint"}, true, "https://mimir.example.com/api/v1/push", false},
@@ -131,6 +132,10 @@ func (converter) Convert(_ context.Context, conf *confmap.Conf) error {
 					if err := signalPathTwice(text); err != nil {
 						errs = append(errs, fmt.Errorf("exporters::%s::endpoint: %w, or give the whole URL as metrics_endpoint", id, err))
 					}
+				} else if !c.appendsPath && !hasPath(text) {
+					// Every receiver takes remote write under a path of its own; at the root,
+					// Prometheus answers 405 and the exporter drops every batch.
+					errs = append(errs, fmt.Errorf("exporters::%s::%s: %q has no path: remote write goes to the receiver's, such as %s/api/v1/write (Prometheus, VictoriaMetrics) or /api/v1/push (Mimir)", id, field, text, strings.TrimSuffix(text, "/")))
 				}
 			}
 		}
@@ -158,6 +163,12 @@ func signalPathTwice(raw string) error {
 		return fmt.Errorf("%q ends in %s, and this exporter appends /v1/metrics itself (it would post to %s): write %q", raw, signal, posted, base.String())
 	}
 	return nil
+}
+
+// hasPath reports whether raw, a URL sendable accepts, names a path below the root.
+func hasPath(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && strings.Trim(u.Path, "/") != ""
 }
 
 // sendable tells what keeps raw from being a URL an HTTP client sends to.
