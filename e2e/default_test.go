@@ -735,6 +735,34 @@ func TestRemoteWriteEndpointWithoutScheme(t *testing.T) {
 	}
 }
 
+// A remote write exporter of one's own, written as its README's first example is (an
+// endpoint and nothing else): the mapping processor keeps each series' identity on its
+// resource, this exporter makes resource attributes labels only where told, and two vLLM
+// replicas' series arrived in Prometheus as one, with no cluster, node, replica or engine
+// label, while the collector said nothing (tried by hand, 2026-12-01). Now the start and
+// validate stop, naming the exporter, the labels and the setting; with it, it validates.
+func TestRemoteWriteWithoutIdentityLabels(t *testing.T) {
+	own := []string{"--config", "modelplane:default",
+		"--config", "yaml:exporters::prometheus_remote_write::endpoint: http://127.0.0.1:9/api/v1/write",
+		"--config", "yaml:service::pipelines::metrics::exporters: [prometheus, prometheus_remote_write]"}
+	env := append(os.Environ(), "MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t))
+	for _, command := range [][]string{{}, {"validate"}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, collectorBin, append(command, own...)...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		cancel()
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, "%v: %s", command, out)
+		assert.Contains(t, string(out), `exporters::prometheus_remote_write: would send the series of processors::modelplane_mapping without the identity labels cluster, namespace, deployment, replica, engine, role, node`)
+		assert.Contains(t, string(out), `Set exporters::prometheus_remote_write::resource_constant_labels: {included: ["*"]}`)
+	}
+	cmd := exec.Command(collectorBin, append(append([]string{"validate"}, own...), "--config", `yaml:exporters::prometheus_remote_write::resource_constant_labels: {included: ["*"]}`)...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+}
+
 // The overrides before the default (--config modelplane:remote-write --config
 // modelplane:default) end with the default's exporter list: the remote write exporter is
 // valid and gets nothing. The collector said nothing; now validate and the collector's log

@@ -9,6 +9,7 @@ import (
 	defaultconfig "github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 	endpointcheck "github.com/modelplaneai/otelcol-modelplane/internal/endpointcheck"
 	envprovider "github.com/modelplaneai/otelcol-modelplane/internal/envprovider"
+	identitylabels "github.com/modelplaneai/otelcol-modelplane/internal/identitylabels"
 	listencheck "github.com/modelplaneai/otelcol-modelplane/internal/listencheck"
 	replicacheck "github.com/modelplaneai/otelcol-modelplane/internal/replicacheck"
 	scrapefilter "github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
@@ -43,6 +44,7 @@ func main() {
 					scrapefilter.NewFactory(),
 					unknownkeys.NewFactory(),
 					endpointcheck.NewFactory(),
+					identitylabels.NewFactory(),
 					unusedexporters.NewFactory(),
 					replicacheck.NewFactory(),
 					listencheck.NewFactory(),
@@ -56,6 +58,7 @@ func main() {
 			defaultconfig.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		},
 		ConverterModules: []string{
+			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",

@@ -72,7 +72,7 @@ spec:
 						"static_configs": []any{map[string]any{"targets": []string{strings.TrimPrefix(engine.URL, "http://")}}}},
 				}}}},
 				"processors": map[string]any{"modelplane_mapping": processor},
-				"exporters":  map[string]any{"prometheus": map[string]any{"endpoint": exporter}},
+				"exporters":  map[string]any{"prometheus": map[string]any{"endpoint": exporter, "resource_constant_labels": map[string]any{"included": []string{"*"}}}},
 				"service": map[string]any{
 					"telemetry": map[string]any{"metrics": map[string]any{"level": "normal", "readers": []any{map[string]any{
 						"pull": map[string]any{"exporter": map[string]any{"prometheus": map[string]any{"host": "127.0.0.1", "port": telemetry}}}}}}},

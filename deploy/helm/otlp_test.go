@@ -111,7 +111,7 @@ func pushThroughRenderedConfig(t *testing.T, podIP string) {
 	out, err := renderValues(t, fmt.Sprintf("otlp: {enabled: true, grpcPort: %d, httpPort: %d}\n", grpcPort, httpPort))
 	require.NoError(t, err)
 	rendered := renderedConfig(t, out)
-	startRenderedCollectorOn(t, bin, podIP, otlpPipeline(rendered, "prometheus", map[string]any{"endpoint": fmt.Sprintf("127.0.0.1:%d", promPort)}))
+	startRenderedCollectorOn(t, bin, podIP, otlpPipeline(rendered, "prometheus", map[string]any{"endpoint": fmt.Sprintf("127.0.0.1:%d", promPort), "resource_constant_labels": map[string]any{"included": []string{"*"}}}))
 
 	page := pushUntilServed(t, net.JoinHostPort(podIP, strconv.Itoa(httpPort)), promPort, gatewayHistogram(), "modelplane_frontend_request_duration_seconds_count{")
 	assert.Contains(t, page, `gen_ai_operation_name="chat"`)

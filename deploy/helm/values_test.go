@@ -90,7 +90,7 @@ func mergedInTheCollector(t *testing.T) {
 	out, err := renderValues(t, fmt.Sprintf(`otlp: {enabled: true, grpcPort: %d, httpPort: %d}
 config:
   exporters:
-    prometheus/local: {endpoint: "127.0.0.1:%d"}
+    prometheus/local: {endpoint: "127.0.0.1:%d", resource_constant_labels: {included: ["*"]}}
   processors:
     modelplane_mapping: {drop_unmapped: false, scrape_filter: false}
   service:

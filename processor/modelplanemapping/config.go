@@ -231,3 +231,19 @@ func (c *Config) builtinAndInline() (builtins, inline []metricmapping.MetricMapp
 func (im InlineMapping) toMetricMapping(i int) metricmapping.MetricMapping {
 	return metricmapping.MetricMapping{Name: im.Name, Source: fmt.Sprintf("config mappings[%d]", i), Metrics: im.Metrics}
 }
+
+// IdentityKeys reads the config of one modelplane_mapping processor and returns the resource
+// attributes its identity keeps (nil with identity off). otelcol-modelplane's identitylabels
+// converter checks that each Prometheus exporter the processor feeds turns them into labels.
+func IdentityKeys(conf *confmap.Conf) ([]string, error) {
+	cfg := createDefaultConfig()
+	if conf != nil {
+		if err := cfg.Unmarshal(conf); err != nil {
+			return nil, err
+		}
+	}
+	if !cfg.Identity.Enabled {
+		return nil, nil
+	}
+	return cfg.Identity.Keys, nil
+}
