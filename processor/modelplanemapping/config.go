@@ -147,7 +147,8 @@ var strictFiles atomic.Bool
 // SetStrictFileValidation makes Validate check the contents of mapping files.
 func SetStrictFileValidation(on bool) { strictFiles.Store(on) }
 
-// strictNotes is where strict validation writes the entries that earlier ones override:
+// strictNotes is where strict validation writes the entries that earlier ones override and
+// the named mapping files that do not exist:
 // valid, so not errors, and yet what `validate` is run to find before a deployment.
 var strictNotes io.Writer = os.Stderr
 
@@ -191,6 +192,9 @@ func (c *Config) Validate() error {
 	if strictFiles.Load() {
 		files, problems := loadFiles(c.MappingFiles, nil)
 		errs = append(errs, problems...)
+		for _, i := range missingFiles(c.MappingFiles) {
+			fmt.Fprintf(strictNotes, "warning: mapping_files[%d]: %s does not exist: its mappings load once it does\n", i, c.MappingFiles[i])
+		}
 		if builtins, inline, err := c.builtinAndInline(); err == nil {
 			// The cluster's objects are not read here: they run in the collector only.
 			for _, o := range rules.Overlaps(runOrder(builtins, files, nil, inline)) {

@@ -2,11 +2,14 @@ package modelplanemapping
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 )
@@ -52,6 +55,23 @@ func expand(patterns []string) ([]string, []error) {
 		}
 	}
 	return out, errs
+}
+
+// missingFiles returns the indexes of the mapping_files entries that name a file without a
+// wildcard and do not exist. A glob that matches nothing yet is a folder still empty; a
+// named file that is not there is most often a misspelt name, which loads nothing while
+// nothing else says so.
+func missingFiles(patterns []string) []int {
+	var out []int
+	for i, p := range patterns {
+		if strings.ContainsAny(p, "*?[") {
+			continue
+		}
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // fileKind names what a file that is not a regular one is.

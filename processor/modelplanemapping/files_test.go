@@ -3,11 +3,13 @@ package modelplanemapping
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // A file over the size limit (a glob that matches a log or a dump) is refused with an error
@@ -53,4 +55,41 @@ func TestMappingFileGrownPastTheLimitKeepsTheLastGoodVersion(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v2")), 0o600))
 	saw("v2")
 	assert.Nil(t, f.bad.Load())
+}
+
+// A file mapping_files names without a wildcard that is not there, most often a misspelt
+// name, loaded nothing and nothing said so (the processor's "no file matches" note needs every
+// entry to match nothing). Now the processor warns once, naming the path, and loads the file
+// when it appears; validate prints the same as a warning. A glob that matches nothing yet is
+// a folder still empty, and stays unremarked.
+func TestNamedMappingFileMissing(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "team.yaml"), []byte(strings.ReplaceAll(mappingDoc("team"), "src_", "team_")), 0o600))
+	named := filepath.Join(dir, "my-engine.yaml")
+	cfg := mappingFilesOnly(t, dir, 20*time.Millisecond)
+	cfg.MappingFiles = []string{filepath.Join(dir, "team.yaml"), named, filepath.Join(dir, "empty", "*.yaml")}
+
+	var notes strings.Builder
+	was := strictNotes
+	strictNotes = &notes
+	t.Cleanup(func() { strictNotes = was })
+	SetStrictFileValidation(true)
+	require.NoError(t, cfg.Validate())
+	SetStrictFileValidation(false)
+	assert.Equal(t, "warning: mapping_files[1]: "+named+" does not exist: its mappings load once it does\n", notes.String())
+
+	set, logs := observedSettings()
+	f, saw := startFlow(t, set, cfg)
+	missing := func() []observer.LoggedEntry {
+		return logs.FilterMessage("A mapping file mapping_files names does not exist; its mappings load once it does").All()
+	}
+	require.Len(t, missing(), 1)
+	assert.Equal(t, named, missing()[0].ContextMap()["path"])
+	time.Sleep(100 * time.Millisecond) // several reloads with the file still missing
+	assert.Len(t, missing(), 1, "said once, not every reload")
+
+	require.NoError(t, os.WriteFile(named, []byte(mappingDoc("v1")), 0o600))
+	saw("v1")
+	assert.Nil(t, f.bad.Load())
+	assert.Len(t, missing(), 1)
 }

@@ -231,6 +231,10 @@ func (p *mappingProcessor) reload(initial bool) {
 	for _, err := range problems {
 		p.logger.Warn("Skipped a mapping", zap.Error(err))
 	}
+	for _, i := range missingFiles(p.cfg.MappingFiles) {
+		p.logger.Warn("A mapping file mapping_files names does not exist; its mappings load once it does",
+			zap.String("path", p.cfg.MappingFiles[i]))
+	}
 	for _, doc := range next.skipped {
 		// Not an error: a mounted ConfigMap may hold other objects. Said once per change, so
 		// that a file of the wrong kind does not load nothing without a word.
