@@ -207,7 +207,8 @@ func TestNVMLFromTheNodesDriverFolder(t *testing.T) {
 }
 
 // The notes after an install name the DaemonSet to check, say how to see what it reads,
-// and warn when no sink is set (metrics then reach no backend).
+// and warn when no sink is set (metrics then reach no backend) or no cluster name (series
+// of two clusters in one backend then cannot be told apart by cluster).
 func TestInstallNotes(t *testing.T) {
 	notes := func(values string) string {
 		out, err := renderValues(t, values)
@@ -221,10 +222,12 @@ func TestInstallNotes(t *testing.T) {
 	assert.Contains(t, n, ":8888/proxy/metrics")
 	assert.Contains(t, n, "nvidia.com/gpu.present is set by GPU feature discovery")
 	assert.Contains(t, n, "No sinks are set")
+	assert.Contains(t, n, "clusterName is empty: the series carry no cluster label")
 
-	n = notes("sinks: [{name: mimir, type: prometheus_remote_write, endpoint: https://mimir.example.com/api/v1/push}]\nselfTelemetry: {enabled: false}\nnodeSelector: {nvidia.com/gpu.present: null, pool: gpu}\n")
+	n = notes("clusterName: prod\nsinks: [{name: mimir, type: prometheus_remote_write, endpoint: https://mimir.example.com/api/v1/push}]\nselfTelemetry: {enabled: false}\nnodeSelector: {nvidia.com/gpu.present: null, pool: gpu}\n")
 	assert.NotContains(t, n, "No sinks are set")
 	assert.NotContains(t, n, "proxy/metrics")
 	assert.NotContains(t, n, "GPU feature discovery")
+	assert.NotContains(t, n, "clusterName is empty")
 	assert.Contains(t, n, "get daemonset omp-otelcol-modelplane")
 }
