@@ -215,6 +215,13 @@ func TestEmbeddedDefaultNamesATakenPort(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, out, taken.Addr().String()+", where the embedded default serves the collector's own metrics, is taken by another process (Jupyter and other collectors listen on 8888 by default): set MODELPLANE_TELEMETRY_ENDPOINT to a free host:port, such as 127.0.0.1:PORT")
 
+	// Both on one address: the second listener's "address already in use" sent the reader
+	// looking for another process.
+	same := freeport.Addr(t)
+	out, err = runToExit(t, []string{"MODELPLANE_TELEMETRY_ENDPOINT=" + same, "MODELPLANE_PROMETHEUS_ENDPOINT=" + same})
+	require.Error(t, err)
+	assert.Contains(t, out, `MODELPLANE_PROMETHEUS_ENDPOINT="`+same+`" and MODELPLANE_TELEMETRY_ENDPOINT="`+same+`" share port`)
+
 	telemetry := freeport.Addr(t)
 	startWithEnv(t, append(append(os.Environ(), "MODELPLANE_TELEMETRY_ENDPOINT="+telemetry), elsewhere...), collectorBin)
 	eventually(t, "the collector's own metrics at MODELPLANE_TELEMETRY_ENDPOINT", func() bool {

@@ -52,7 +52,44 @@ func checkEnv(lookup func(string) (string, bool)) error {
 			}
 		}
 	}
+	if len(errs) == 0 {
+		if err := oneListenerEach(lookup); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// oneListenerEach refuses the series' endpoint and the collector's own metrics on one
+// address: the second listener then failed the start with "bind: address already in use",
+// which sends the reader looking for another process holding the port.
+func oneListenerEach(lookup func(string) (string, bool)) error {
+	const series = "MODELPLANE_PROMETHEUS_ENDPOINT"
+	a, b := valueOf(series, lookup), valueOf(telemetryVariable, lookup)
+	hostA, portA, _ := net.SplitHostPort(a)
+	hostB, portB, _ := net.SplitHostPort(b)
+	if portA != portB || (hostA != hostB && !everyInterface(hostA) && !everyInterface(hostB)) {
+		return nil
+	}
+	return fmt.Errorf("%s=%q and %s=%q share port %s: the series and the collector's own metrics each need an address of their own", series, a, telemetryVariable, b, portA)
+}
+
+// valueOf is a variable's value, or its default where it is unset.
+func valueOf(name string, lookup func(string) (string, bool)) string {
+	if v, ok := lookup(name); ok {
+		return v
+	}
+	for _, v := range variables {
+		if v.name == name {
+			return v.def
+		}
+	}
+	return ""
+}
+
+// everyInterface reports whether a listen host takes every interface's address.
+func everyInterface(host string) bool {
+	return host == "" || net.ParseIP(host).IsUnspecified()
 }
 
 func target(s string) error {

@@ -52,6 +52,8 @@ func TestCheckEnv(t *testing.T) {
 		env("MODELPLANE_VLLM_TARGET", "10.0.3.7:8000", "MODELPLANE_SGLANG_TARGET", "sglang.local:30000",
 			"MODELPLANE_DCGM_EXPORTER_TARGET", "[::1]:9400", "MODELPLANE_PROMETHEUS_ENDPOINT", ":9464",
 			"MODELPLANE_SCRAPE_INTERVAL", "1m30s", "MODELPLANE_CLUSTER", "prod-eu", "NODE_NAME", ""),
+		// One port on two hosts' addresses is two addresses.
+		env("MODELPLANE_PROMETHEUS_ENDPOINT", "10.0.0.5:9000", "MODELPLANE_TELEMETRY_ENDPOINT", "127.0.0.1:9000"),
 	} {
 		assert.NoError(t, checkEnv(ok))
 	}
@@ -70,6 +72,9 @@ func TestCheckEnv(t *testing.T) {
 		{[]string{"MODELPLANE_PROMETHEUS_ENDPOINT", "0.0.0.0:70000"}, `MODELPLANE_PROMETHEUS_ENDPOINT="0.0.0.0:70000": not host:port, such as 127.0.0.1:9464 (0.0.0.0:9464 to serve every interface)`},
 		{[]string{"MODELPLANE_CLUSTER", ""}, `MODELPLANE_CLUSTER is set but empty; unset it for the default standalone`},
 		{[]string{"MODELPLANE_VLLM_TARGET", ""}, `MODELPLANE_VLLM_TARGET is set but empty; unset it for the default 127.0.0.1:8000`},
+		// The series' endpoint and the collector's own metrics on one address.
+		{[]string{"MODELPLANE_PROMETHEUS_ENDPOINT", "127.0.0.1:8888"}, `MODELPLANE_PROMETHEUS_ENDPOINT="127.0.0.1:8888" and MODELPLANE_TELEMETRY_ENDPOINT="127.0.0.1:8888" share port 8888: the series and the collector's own metrics each need an address of their own`},
+		{[]string{"MODELPLANE_PROMETHEUS_ENDPOINT", "0.0.0.0:9000", "MODELPLANE_TELEMETRY_ENDPOINT", "127.0.0.1:9000"}, `MODELPLANE_PROMETHEUS_ENDPOINT="0.0.0.0:9000" and MODELPLANE_TELEMETRY_ENDPOINT="127.0.0.1:9000" share port 9000: the series and the collector's own metrics each need an address of their own`},
 		// Every bad variable is named at once.
 		{[]string{"MODELPLANE_SCRAPE_INTERVAL", "abc", "MODELPLANE_CLUSTER", ""}, `MODELPLANE_SCRAPE_INTERVAL="abc": not a duration such as 15s, 1m or 1m30s` + "\nMODELPLANE_CLUSTER is set but empty; unset it for the default standalone"},
 	} {
