@@ -18,7 +18,8 @@ const previewUsage = `Usage: otelcol-modelplane preview [flags] SOURCE
 
 Shows the modelplane_* series otelcol-modelplane makes of one /metrics page: the page the
 embedded default's Prometheus endpoint would serve for it. SOURCE is an http(s) URL of an
-engine's /metrics, a file holding such a page, or - to read it from stdin:
+engine's /metrics (its address alone, http://127.0.0.1:8000, reads /metrics), a file holding
+such a page, or - to read it from stdin:
 
   kubectl exec POD -- curl -s localhost:8000/metrics | otelcol-modelplane preview -
 

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -254,7 +255,12 @@ func writeConfig(path string, values map[string]any) error {
 // the file's name, or "stdin".
 func fetch(ctx context.Context, source string, stdin io.Reader) (page []byte, contentType, instance string, err error) {
 	if u, perr := url.Parse(source); perr == nil && (u.Scheme == "http" || u.Scheme == "https") {
-		body, err := get(ctx, source, "text/plain;version=0.0.4")
+		if u.Path == "" {
+			// An engine's address alone: its page is at /metrics, where a scrape job without
+			// metrics_path reads it (the address's root answers 404 on vLLM and SGLang).
+			u.Path = "/metrics"
+		}
+		body, err := get(ctx, u.String(), "text/plain;version=0.0.4")
 		if err != nil {
 			return nil, "", "", err
 		}
@@ -266,6 +272,12 @@ func fetch(ctx context.Context, source string, stdin io.Reader) (page []byte, co
 		instance = "stdin"
 	} else {
 		page, err = os.ReadFile(source)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, port, splitErr := net.SplitHostPort(source); splitErr == nil && port != "" {
+			// host:port, as a scrape target is written, read as a file name.
+			return nil, "", "", fmt.Errorf("read the page: %w; for an engine, give its URL: http://%s/metrics", err, source)
+		}
 	}
 	if err != nil {
 		return nil, "", "", fmt.Errorf("read the page: %w", err)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,6 +120,10 @@ func TestFetchOfAFile(t *testing.T) {
 
 	_, _, _, err = fetch(context.Background(), filepath.Join(dir, "missing.prom"), nil)
 	assert.ErrorContains(t, err, "read the page: open "+filepath.Join(dir, "missing.prom"))
+	assert.NotContains(t, err.Error(), "give its URL")
+	// host:port, as a scrape target is written, is not a file: say how to give an engine.
+	_, _, _, err = fetch(context.Background(), "127.0.0.1:8000", nil)
+	assert.EqualError(t, err, "read the page: open 127.0.0.1:8000: no such file or directory; for an engine, give its URL: http://127.0.0.1:8000/metrics")
 
 	page, ct, instance, err = fetch(context.Background(), "-", strings.NewReader("b 2\n# EOF\n"))
 	require.NoError(t, err)
@@ -136,4 +142,28 @@ not json
 	assert.NoError(t, scrapeError(`{"level":"warn","msg":"Something else"}`))
 	assert.EqualError(t, scrapeError(`{"level":"warn","msg":"Failed to scrape Prometheus endpoint","error":"sample limit exceeded"}`),
 		"the collector would refuse the page: sample limit exceeded (its per-target limits, as the embedded default, the host config and the chart set them: body_size_limit 16MiB, sample_limit 20000 series kept; docs/reliability.md)")
+}
+
+// An engine's address without a path is read at /metrics, where a scrape job reads it; a URL
+// with a path is read as written.
+func TestFetchOfAnAddress(t *testing.T) {
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.Path)
+		if r.URL.Path != "/metrics" && r.URL.Path != "/v1/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte("a 1\n"))
+	}))
+	defer srv.Close()
+	for _, source := range []string{srv.URL, srv.URL + "/metrics", srv.URL + "/v1/metrics"} {
+		page, _, instance, err := fetch(context.Background(), source, nil)
+		require.NoError(t, err, source)
+		assert.Equal(t, "a 1\n", string(page), source)
+		assert.Equal(t, strings.TrimPrefix(srv.URL, "http://"), instance)
+	}
+	assert.Equal(t, []string{"/metrics", "/metrics", "/v1/metrics"}, paths)
+	_, _, _, err := fetch(context.Background(), srv.URL+"/", nil)
+	assert.EqualError(t, err, "GET "+srv.URL+"/: 404 Not Found", "a path written is read as written")
 }
