@@ -27,8 +27,9 @@ type Config struct {
 	// Builtin selects the built-in catalog: true (the default) runs every mapping that is on
 	// by default, false runs none, and a list of names runs those.
 	Builtin BuiltinSelection `mapstructure:"-"`
-	// MappingFiles are paths and globs of YAML files holding MetricMapping documents. They
-	// are watched and reloaded when they change.
+	// MappingFiles are paths and globs of YAML files holding MetricMapping documents, or
+	// folders, which stand for their .yaml, .yml and .json files. They are watched and
+	// reloaded when they change.
 	MappingFiles []string `mapstructure:"mapping_files"`
 	// ReloadInterval is how often mapping files are checked for changes.
 	ReloadInterval time.Duration `mapstructure:"reload_interval"`

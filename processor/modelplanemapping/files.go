@@ -24,13 +24,27 @@ type fileState struct {
 
 // expand resolves the configured paths and globs into files, in config order, each glob's
 // matches sorted, without duplicates. Kubernetes ConfigMap volumes hold hidden ..data
-// folders and timestamped copies; globs skip names starting with a dot.
+// folders and timestamped copies; globs skip names starting with a dot. A folder named
+// without a wildcard stands for its .yaml, .yml and .json files, as the shipped
+// configurations' globs read one: named alone it loaded nothing, and nothing said so.
 func expand(patterns []string) ([]string, []error) {
 	var out []string
 	var errs []error
 	seen := map[string]bool{}
 	for _, p := range patterns {
-		matches, err := filepath.Glob(p)
+		globs := []string{p}
+		if isFolder(p) {
+			globs = []string{filepath.Join(p, "*.yaml"), filepath.Join(p, "*.yml"), filepath.Join(p, "*.json")}
+		}
+		var matches []string
+		var err error
+		for _, g := range globs {
+			var m []string
+			if m, err = filepath.Glob(g); err != nil {
+				break
+			}
+			matches = append(matches, m...)
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("mapping_files: bad glob %q: %w", p, err))
 			continue
@@ -55,6 +69,15 @@ func expand(patterns []string) ([]string, []error) {
 		}
 	}
 	return out, errs
+}
+
+// isFolder reports whether a mapping_files entry names a folder, without a wildcard.
+func isFolder(p string) bool {
+	if strings.ContainsAny(p, "*?[") {
+		return false
+	}
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
 
 // missingFiles returns the indexes of the mapping_files entries that name a file without a

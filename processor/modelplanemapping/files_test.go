@@ -93,3 +93,40 @@ func TestNamedMappingFileMissing(t *testing.T) {
 	assert.Nil(t, f.bad.Load())
 	assert.Len(t, missing(), 1)
 }
+
+// A folder named alone, as a ConfigMap's mount path is written, stands for its .yaml, .yml
+// and .json files, sorted by name, as the shipped configurations' globs read a folder; it
+// loaded nothing, without a word. Hidden files (a ConfigMap's ..data), other extensions
+// and subfolders stay out; a new file in the folder is found on the next load.
+func TestFolderNamedAlone(t *testing.T) {
+	dir := t.TempDir()
+	doc := func(name string) string {
+		return "apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: " + name + "}\nspec:\n  metrics:\n  - {from: src_" + name + ", to: modelplane_" + name + "}\n"
+	}
+	for file, content := range map[string]string{
+		"b.yml":        doc("b"),
+		"a.yaml":       doc("a"),
+		"c.json":       `{"apiVersion": "modelplane.ai/v1alpha1", "kind": "MetricMapping", "metadata": {"name": "c"}, "spec": {"metrics": [{"from": "src_c", "to": "modelplane_c"}]}}`,
+		"d.txt":        doc("d"),
+		".hidden.yaml": doc("hidden"),
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, file), []byte(content), 0o600))
+	}
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sub", "e.yaml"), []byte(doc("e")), 0o600))
+
+	names := func() []string {
+		set, errs := loadFiles([]string{dir}, nil)
+		require.Empty(t, errs)
+		var out []string
+		for _, m := range set.mappings() {
+			out = append(out, m.Name)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"a", "b", "c"}, names())
+	assert.Empty(t, missingFiles([]string{dir}), "a folder is there")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "0.yaml"), []byte(doc("zero")), 0o600))
+	assert.Equal(t, []string{"zero", "a", "b", "c"}, names())
+}
