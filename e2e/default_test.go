@@ -299,7 +299,7 @@ func standaloneConfig(t *testing.T, edits ...func(string) string) (path, endpoin
 		"127.0.0.1:8000", vllm.Addr, "127.0.0.1:30000", sglang.Addr,
 		"127.0.0.1:9464", endpoint, "127.0.0.1:13133", freeport.Addr(t),
 		"scrape_interval: 15s", "scrape_interval: 1s",
-		"/var/lib/otelcol-modelplane", t.TempDir(), "/etc/otelcol-modelplane/mappings", t.TempDir(),
+		"/var/lib/otelcol-modelplane", t.TempDir(), "/etc/otelcol-modelplane/mappings", plainTempDir(t),
 	).Replace(string(shipped))
 	for _, edit := range edits {
 		cfg = edit(cfg)
@@ -307,6 +307,17 @@ func standaloneConfig(t *testing.T, edits ...func(string) string) (path, endpoin
 	path = filepath.Join(t.TempDir(), "config.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
 	return path, endpoint
+}
+
+// plainTempDir is a temporary folder whose path YAML reads the same in a flow sequence:
+// t.TempDir() names it after the test, and a subtest's name may hold a comma, which split the
+// shipped config's mapping_files list into paths that do not exist.
+func plainTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "e2e")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
 }
 
 // engineIndexKept checks served lines for vLLM's own engine label, its engine's index
