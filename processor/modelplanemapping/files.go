@@ -71,9 +71,12 @@ func expand(patterns []string) ([]string, []error) {
 	return out, errs
 }
 
+// isGlob reports whether a mapping_files entry has a wildcard, as filepath.Match reads one.
+func isGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
+
 // isFolder reports whether a mapping_files entry names a folder, without a wildcard.
 func isFolder(p string) bool {
-	if strings.ContainsAny(p, "*?[") {
+	if isGlob(p) {
 		return false
 	}
 	st, err := os.Stat(p)
@@ -87,7 +90,7 @@ func isFolder(p string) bool {
 func missingFiles(patterns []string) []int {
 	var out []int
 	for i, p := range patterns {
-		if strings.ContainsAny(p, "*?[") {
+		if isGlob(p) {
 			continue
 		}
 		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
