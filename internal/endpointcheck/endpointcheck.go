@@ -24,10 +24,11 @@ import (
 	"maps"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/pipelines"
 )
 
 // checked names, per exporter type (deprecated aliases included), the fields that hold a
@@ -58,7 +59,7 @@ var grpcTypes = map[string]bool{"otlp_grpc": true, "otlp": true}
 func checkTransport(id string, body map[string]any) error {
 	endpoint, _ := body["endpoint"].(string)
 	tlsSettings, _ := body["tls"].(map[string]any)
-	insecure := isTrue(tlsSettings["insecure"])
+	insecure := pipelines.IsTrue(tlsSettings["insecure"])
 	auth, _ := body["auth"].(map[string]any)
 	authenticator, _ := auth["authenticator"].(string)
 	typ, _, _ := strings.Cut(authenticator, "/")
@@ -74,19 +75,6 @@ func checkTransport(id string, body map[string]any) error {
 		return fmt.Errorf("exporters::%s::endpoint: %q says plaintext, but this exporter connects with TLS unless tls::insecure is true, so every send to a plaintext receiver would fail its handshake: set exporters::%s::tls::insecure: true, or write https:// for a receiver that serves TLS", id, endpoint, id)
 	}
 	return nil
-}
-
-// isTrue reads a boolean setting as the collector does: a YAML boolean, or its text where a
-// variable gave it.
-func isTrue(v any) bool {
-	switch v := v.(type) {
-	case bool:
-		return v
-	case string:
-		b, err := strconv.ParseBool(v)
-		return err == nil && b
-	}
-	return false
 }
 
 // NewFactory returns the factory of the converter.

@@ -123,8 +123,8 @@ func settingsOf(v any) settings {
 	return settings{
 		included:       pipelines.Strings(m["included"]),
 		excluded:       pipelines.Strings(m["excluded"]),
-		enabled:        m["enabled"] == true,
-		excludeService: m["exclude_service_attributes"] == true,
+		enabled:        pipelines.IsTrue(m["enabled"]),
+		excludeService: pipelines.IsTrue(m["exclude_service_attributes"]),
 	}
 }
 

@@ -39,6 +39,7 @@ func TestIdentityLabels(t *testing.T) {
 	}{
 		{"every attribute", mapping, map[string]any{"resource_constant_labels": map[string]any{"included": []any{"*"}}}, ""},
 		{"the deprecated conversion", mapping, map[string]any{"resource_to_telemetry_conversion": map[string]any{"enabled": true}}, ""},
+		{"the deprecated conversion, as text", mapping, map[string]any{"resource_to_telemetry_conversion": map[string]any{"enabled": "true"}}, ""},
 		{"all but the service ones", mapping, map[string]any{"resource_constant_labels": map[string]any{"excluded": []any{"service.*"}}}, ""},
 		{"each key, by wildcards", mapping, map[string]any{"resource_constant_labels": map[string]any{"included": []any{"cl*", "namespace", "deployment", "replica", "engine", "r?le", "node"}}}, ""},
 		{"identity off", map[string]any{"modelplane_mapping": map[string]any{"identity": map[string]any{"enabled": false}}}, nil, ""},

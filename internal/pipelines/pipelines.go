@@ -5,6 +5,7 @@ package pipelines // import "github.com/modelplaneai/otelcol-modelplane/internal
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/collector/confmap"
@@ -57,4 +58,18 @@ func Strings(v any) []string {
 		}
 	}
 	return out
+}
+
+// IsTrue reads a boolean setting as converters meet it, before decoding: a YAML boolean (a
+// variable's value arrives typed), or text. Text that says true counts as true, so a check
+// never refuses what the collector's own decoding would report better.
+func IsTrue(v any) bool {
+	switch v := v.(type) {
+	case bool:
+		return v
+	case string:
+		b, err := strconv.ParseBool(v)
+		return err == nil && b
+	}
+	return false
 }

@@ -30,3 +30,10 @@ func TestIsType(t *testing.T) {
 	assert.False(t, IsType("prometheus_remote_write", "prometheus"))
 	assert.False(t, IsType("prometheusremotewrite/x", "prometheus"))
 }
+
+func TestIsTrue(t *testing.T) {
+	for v, want := range map[any]bool{true: true, false: false, "true": true, "TRUE": true, "1": true, "false": false, "yes": false, "": false, 1: false} {
+		assert.Equal(t, want, IsTrue(v), "%#v", v)
+	}
+	assert.False(t, IsTrue(nil))
+}
