@@ -148,14 +148,17 @@ func collect(ctx context.Context, tel component.TelemetrySettings, cfg *dcgmrece
 }
 
 // checkPods serves a fake kubelet that gives GPU 0, by the UUID the driver reported, to two
-// time-sliced pods, collects once more, and checks that GPU 0's series carry each pod.
+// time-sliced pods, and by the DRA name NVIDIA's DRA driver gives it (its minor number, as
+// the driver reported it) to a third pod, collects once more, and checks that GPU 0's series
+// carry each pod.
 func checkPods(ctx context.Context, w io.Writer, tel component.TelemetrySettings, cfg *dcgmreceiver.Config, last pmetric.Metrics) error {
-	var uuid string
+	var uuid, device string
 	points.WalkNumbers(last, func(_ pcommon.Map, _ pmetric.Metric, dp pmetric.NumberDataPoint) {
 		if attr(dp.Attributes(), "gpu") == "0" && attr(dp.Attributes(), "GPU_I_ID") == "" {
-			uuid = attr(dp.Attributes(), "UUID")
+			uuid, device = attr(dp.Attributes(), "UUID"), attr(dp.Attributes(), "device")
 		}
 	})
+	draName := "gpu-" + strings.TrimPrefix(device, "nvidia")
 	if uuid == "" {
 		return fmt.Errorf("no GPU 0 in the last collection")
 	}
@@ -166,7 +169,8 @@ func checkPods(ctx context.Context, w io.Writer, tel component.TelemetrySettings
 	defer os.RemoveAll(dir)
 	k, err := fakekubelet.Start(dir,
 		fakekubelet.Pod("inference", "vllm-a", "vllm", "nvidia.com/gpu", uuid+"::0"),
-		fakekubelet.Pod("inference", "vllm-b", "vllm", "nvidia.com/gpu", uuid+"::1"))
+		fakekubelet.Pod("inference", "vllm-b", "vllm", "nvidia.com/gpu", uuid+"::1"),
+		fakekubelet.ClaimPod("inference", "sglang-dra", "sglang", "gpu.nvidia.com", "node", draName))
 	if err != nil {
 		return err
 	}
@@ -180,7 +184,7 @@ func checkPods(ctx context.Context, w io.Writer, tel component.TelemetrySettings
 	if len(sink.got) == 0 {
 		return fmt.Errorf("no collection with the fake kubelet")
 	}
-	fmt.Fprintf(w, "\npod attribution (a fake kubelet gives %s to pods inference/vllm-a and inference/vllm-b, time-sliced):\n", uuid)
+	fmt.Fprintf(w, "\npod attribution (a fake kubelet gives %s to pods inference/vllm-a and inference/vllm-b, time-sliced, and DRA device %s to inference/sglang-dra):\n", uuid, draName)
 	pods := map[string]int{}
 	points.WalkNumbers(sink.got[0], func(_ pcommon.Map, m pmetric.Metric, dp pmetric.NumberDataPoint) {
 		a := dp.Attributes()
@@ -195,8 +199,9 @@ func checkPods(ctx context.Context, w io.Writer, tel component.TelemetrySettings
 	for owner, n := range pods {
 		fmt.Fprintf(w, "%s: %d series\n", owner, n)
 	}
-	if len(pods) != 2 || pods["inference/vllm-a/vllm"] == 0 || pods["inference/vllm-a/vllm"] != pods["inference/vllm-b/vllm"] {
-		return fmt.Errorf("GPU 0's series should belong to both pods equally, got %v", pods)
+	a := pods["inference/vllm-a/vllm"]
+	if len(pods) != 3 || a == 0 || pods["inference/vllm-b/vllm"] != a || pods["inference/sglang-dra/sglang"] != a {
+		return fmt.Errorf("GPU 0's series should belong to the three pods equally, got %v", pods)
 	}
 	return nil
 }

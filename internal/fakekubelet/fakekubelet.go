@@ -63,3 +63,18 @@ func Pod(ns, name, container, resource string, ids ...string) *podresourcesv1.Po
 		Name: container, Devices: []*podresourcesv1.ContainerDevices{{ResourceName: resource, DeviceIds: ids}},
 	}}}
 }
+
+// ClaimPod is a pod with one container holding devices through one DRA ResourceClaim, as the
+// kubelet lists them: by driver, pool and device name.
+func ClaimPod(ns, name, container, driver, pool string, devices ...string) *podresourcesv1.PodResources {
+	claim := &podresourcesv1.DynamicResource{ClaimName: name + "-gpu", ClaimNamespace: ns}
+	for _, d := range devices {
+		claim.ClaimResources = append(claim.ClaimResources, &podresourcesv1.ClaimResource{
+			DriverName: driver, PoolName: pool, DeviceName: d,
+			CdiDevices: []*podresourcesv1.CDIDevice{{Name: "k8s." + driver + "/claim=" + name + "-" + d}},
+		})
+	}
+	return &podresourcesv1.PodResources{Name: name, Namespace: ns, Containers: []*podresourcesv1.ContainerResources{{
+		Name: container, DynamicResources: []*podresourcesv1.DynamicResource{claim},
+	}}}
+}

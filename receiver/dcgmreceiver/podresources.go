@@ -57,6 +57,51 @@ func migMinorKey(minor, gi int) deviceKey {
 	return deviceKey("minor:" + strconv.Itoa(minor) + "/gi:" + strconv.Itoa(gi))
 }
 
+// draDriver is the driver of NVIDIA's DRA driver for GPUs. Its devices are named after the
+// GPU's minor number, "gpu-3", and a MIG device after its parent's minor number, its GPU
+// instance profile and its placement: "gpu-3-mig-19-4-1" (profile 19, slices 4..4).
+const draDriver = "gpu.nvidia.com"
+
+// draKeyFor parses the device name of a DRA allocation by NVIDIA's GPU driver. Other
+// drivers' devices (and this driver's VFIO passthrough devices, which NVML on the host does
+// not read) are not GPUs this receiver reports.
+func draKeyFor(driver, device string) (deviceKey, bool) {
+	rest, ok := strings.CutPrefix(device, "gpu-")
+	if driver != draDriver || !ok {
+		return "", false
+	}
+	minor, mig, isMIG := strings.Cut(rest, "-mig-")
+	if !isDecimal(minor) {
+		return "", false
+	}
+	if !isMIG {
+		return deviceKey("minor:" + minor), true
+	}
+	parts := strings.Split(mig, "-")
+	if len(parts) != 3 || !isDecimal(parts[0]) || !isDecimal(parts[1]) || !isDecimal(parts[2]) {
+		return "", false
+	}
+	return deviceKey("minor:" + minor + "/mig:" + mig), true
+}
+
+func isDecimal(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// migPlacementKey is the key under which a DRA allocation names a MIG device: its parent's
+// minor number, its GPU instance profile and its placement.
+func migPlacementKey(minor int, profile, start, size uint32) deviceKey {
+	return deviceKey(fmt.Sprintf("minor:%d/mig:%d-%d-%d", minor, profile, start, size))
+}
+
 func isGPUResource(name string) bool {
 	return name == "nvidia.com/gpu" || strings.HasPrefix(name, "nvidia.com/mig-") || strings.HasPrefix(name, "nvidia.com/gpu.")
 }
@@ -75,7 +120,8 @@ func (p *podResources) available() bool {
 	return err == nil && st.Mode()&os.ModeSocket != 0
 }
 
-// owners lists who holds each device. A device shared by time-slicing has several owners.
+// owners lists who holds each device, allocated by a device plugin or, where the kubelet
+// lists DRA allocations, by NVIDIA's DRA driver. A shared device has several owners.
 func (p *podResources) owners(ctx context.Context) (map[deviceKey][]owner, error) {
 	if p.client == nil {
 		conn, err := grpc.NewClient("unix://"+p.socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -99,6 +145,13 @@ func (p *podResources) owners(ctx context.Context) (map[deviceKey][]owner, error
 				}
 				for _, id := range d.GetDeviceIds() {
 					if k, ok := keysFor(id); ok {
+						out[k] = append(out[k], owner{Pod: pod.GetName(), Namespace: pod.GetNamespace(), Container: c.GetName()})
+					}
+				}
+			}
+			for _, claim := range c.GetDynamicResources() {
+				for _, r := range claim.GetClaimResources() {
+					if k, ok := draKeyFor(r.GetDriverName(), r.GetDeviceName()); ok {
 						out[k] = append(out[k], owner{Pod: pod.GetName(), Namespace: pod.GetNamespace(), Container: c.GetName()})
 					}
 				}

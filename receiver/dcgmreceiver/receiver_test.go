@@ -461,6 +461,88 @@ func TestDeviceIDForms(t *testing.T) {
 	}
 }
 
+// Pods holding GPUs through a DRA ResourceClaim of NVIDIA's DRA driver: the kubelet names the
+// devices "gpu-<minor>" and, for MIG, "gpu-<minor>-mig-<profile>-<start>-<size>" (the
+// driver's canonical names); a shared claim gives one series per pod, as time-slicing does;
+// another driver's devices and the driver's VFIO devices are not GPUs read here.
+func TestPodAttributionThroughDRA(t *testing.T) {
+	a, b, m := h100State(), l4State(), h100State()
+	b.Minor = 4 // the DRA name follows the minor number, not NVML's index
+	m.UUID, m.Minor = "GPU-mig-parent", 7
+	node := newFakeNode(a, b, m)
+	node.devices[0].MigMode = nvml.DEVICE_MIG_DISABLE
+	node.devices[1].MigMode = nvml.DEVICE_MIG_DISABLE
+	parent := node.devices[2]
+	parent.MigMode = nvml.DEVICE_MIG_ENABLE
+	parent.GetMaxMigDeviceCountFunc = func() (int, nvml.Return) { return 2, nvml.SUCCESS }
+	parent.GetMigDeviceHandleByIndexFunc = func(i int) (nvml.Device, nvml.Return) {
+		return &mock.Device{
+			GetGpuInstanceIdFunc: func() (int, nvml.Return) { return []int{3, 9}[i], nvml.SUCCESS },
+			GetUUIDFunc:          func() (string, nvml.Return) { return []string{"MIG-cccc", "MIG-dddd"}[i], nvml.SUCCESS },
+			GetNameFunc:          func() (string, nvml.Return) { return "NVIDIA H100 80GB HBM3 MIG 1g.10gb", nvml.SUCCESS },
+			GetMemoryInfoFunc:    func() (nvml.Memory, nvml.Return) { return nvml.Memory{Used: 1 << 20}, nvml.SUCCESS },
+		}, nvml.SUCCESS
+	}
+	parent.GetGpuInstanceByIdFunc = func(id int) (nvml.GpuInstance, nvml.Return) {
+		start := map[int]uint32{3: 4, 9: 6}[id]
+		return &mock.GpuInstance{GetInfoFunc: func() (nvml.GpuInstanceInfo, nvml.Return) {
+			return nvml.GpuInstanceInfo{Id: uint32(id), ProfileId: 19, Placement: nvml.GpuInstancePlacement{Start: start, Size: 1}}, nvml.SUCCESS
+		}}, nvml.SUCCESS
+	}
+	claim := fakekubelet.ClaimPod
+	sock := startKubelet(t,
+		claim("inference", "vllm-0", "vllm", "gpu.nvidia.com", "node-a", "gpu-0"),
+		claim("inference", "sglang-0", "sglang", "gpu.nvidia.com", "node-a", "gpu-4"),
+		claim("inference", "sglang-1", "sglang", "gpu.nvidia.com", "node-a", "gpu-4"),
+		claim("batch", "embedder", "main", "gpu.nvidia.com", "node-a", "gpu-7-mig-19-6-1"),
+		claim("other", "nic", "main", "dra.example.com", "node-a", "gpu-0"),
+		claim("other", "vm", "main", "gpu.nvidia.com", "node-a", "gpu-vfio-0"),
+	)
+	cfg := testConfig(t)
+	cfg.PodResourcesSocket = sock
+	c, _ := newTestCollector(t, cfg, node)
+	md, _, err := c.collect(context.Background(), time.Now())
+	require.NoError(t, err)
+	owners := func(gpu string, mig string) []string {
+		var out []string
+		for _, p := range find(points(md), "DCGM_FI_DEV_FB_USED", gpu) {
+			if id, _ := p.attrs["GPU_I_ID"].(string); id != mig {
+				continue
+			}
+			who := "none"
+			if p.attrs["pod"] != nil {
+				who = p.attrs["namespace"].(string) + "/" + p.attrs["pod"].(string) + "/" + p.attrs["container"].(string)
+			}
+			out = append(out, who)
+		}
+		sort.Strings(out)
+		return out
+	}
+	assert.Equal(t, []string{"inference/vllm-0/vllm"}, owners("0", ""))
+	assert.Equal(t, []string{"inference/sglang-0/sglang", "inference/sglang-1/sglang"}, owners("1", ""), "a shared claim: one series per pod")
+	assert.Equal(t, []string{"batch/embedder/main"}, owners("2", "9"), "the MIG device at placement 6")
+	assert.Equal(t, []string{"none"}, owners("2", "3"), "the MIG device no claim holds")
+}
+
+func TestDRADeviceNames(t *testing.T) {
+	for name, want := range map[string]deviceKey{
+		"gpu-0":            "minor:0",
+		"gpu-12":           "minor:12",
+		"gpu-3-mig-19-4-1": "minor:3/mig:19-4-1",
+		"gpu-3-mig-14-0-2": "minor:3/mig:14-0-2",
+	} {
+		got, ok := draKeyFor("gpu.nvidia.com", name)
+		assert.True(t, ok, name)
+		assert.Equal(t, want, got, name)
+	}
+	for _, bad := range []string{"gpu-", "gpu-x", "gpu-vfio-0", "gpu-1-mig-19-4", "gpu-1-mig-19-4-x", "gpu-1-mig-", "nvidia0", "GPU-8d2f", ""} {
+		_, ok := draKeyFor("gpu.nvidia.com", bad)
+		assert.False(t, ok, bad)
+	}
+	_, ok := draKeyFor("compute-domain.nvidia.com", "gpu-0")
+	assert.False(t, ok, "another driver")
+}
+
 // The receiver starts, feeds the pipeline on its interval, and stops every goroutine
 // (goleak checks in TestMain).
 func TestReceiverLifecycle(t *testing.T) {
