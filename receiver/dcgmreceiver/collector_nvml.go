@@ -528,10 +528,10 @@ func (c *nvmlCollector) collectMIG(g *gpu, owners map[deviceKey][]owner, out *em
 		}
 		who := append(owners[deviceKey(migUUID)], owners[migMinorKey(g.minor, gi)]...)
 		if len(owners) > 0 {
-			// NVIDIA's DRA driver names a MIG device by its profile and placement.
+			// NVIDIA's DRA driver names a MIG device by its profile and placement start.
 			if inst, ret := g.dev.GetGpuInstanceById(gi); ret == nvml.SUCCESS {
 				if info, ret := inst.GetInfo(); ret == nvml.SUCCESS {
-					who = append(who, owners[migPlacementKey(g.minor, info.ProfileId, info.Placement.Start, info.Placement.Size)]...)
+					who = append(who, owners[migPlacementKey(g.minor, info.ProfileId, info.Placement.Start)]...)
 				}
 			}
 		}

@@ -59,7 +59,9 @@ func migMinorKey(minor, gi int) deviceKey {
 
 // draDriver is the driver of NVIDIA's DRA driver for GPUs. Its devices are named after the
 // GPU's minor number, "gpu-3", and a MIG device after its parent's minor number, its GPU
-// instance profile and its placement: "gpu-3-mig-19-4-1" (profile 19, slices 4..4).
+// instance profile ID and its placement start, which together name one MIG device: as
+// "gpu-3-mig-1g10gb-19-4" (profile name, ID, start) since the driver's dynamic MIG support,
+// and as "gpu-3-mig-19-4-1" (ID, start, size) before it.
 const draDriver = "gpu.nvidia.com"
 
 // draKeyFor parses the device name of a DRA allocation by NVIDIA's GPU driver. Other
@@ -78,10 +80,20 @@ func draKeyFor(driver, device string) (deviceKey, bool) {
 		return deviceKey("minor:" + minor), true
 	}
 	parts := strings.Split(mig, "-")
-	if len(parts) != 3 || !isDecimal(parts[0]) || !isDecimal(parts[1]) || !isDecimal(parts[2]) {
+	n := len(parts)
+	if n < 3 {
 		return "", false
 	}
-	return deviceKey("minor:" + minor + "/mig:" + mig), true
+	profile, start := parts[n-2], parts[n-1]
+	if isDecimal(parts[0]) && n == 3 {
+		profile, start = parts[0], parts[1] // ID, start, size
+	} else if isDecimal(parts[0]) && isDecimal(parts[1]) {
+		return "", false // neither form: a name starts with its instance count, "1g"
+	}
+	if !isDecimal(profile) || !isDecimal(start) || !isDecimal(parts[n-1]) {
+		return "", false
+	}
+	return deviceKey("minor:" + minor + "/mig:" + profile + "@" + start), true
 }
 
 func isDecimal(s string) bool {
@@ -97,9 +109,9 @@ func isDecimal(s string) bool {
 }
 
 // migPlacementKey is the key under which a DRA allocation names a MIG device: its parent's
-// minor number, its GPU instance profile and its placement.
-func migPlacementKey(minor int, profile, start, size uint32) deviceKey {
-	return deviceKey(fmt.Sprintf("minor:%d/mig:%d-%d-%d", minor, profile, start, size))
+// minor number, its GPU instance profile ID and its placement start.
+func migPlacementKey(minor int, profile, start uint32) deviceKey {
+	return deviceKey(fmt.Sprintf("minor:%d/mig:%d@%d", minor, profile, start))
 }
 
 func isGPUResource(name string) bool {

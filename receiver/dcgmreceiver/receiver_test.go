@@ -462,8 +462,9 @@ func TestDeviceIDForms(t *testing.T) {
 }
 
 // Pods holding GPUs through a DRA ResourceClaim of NVIDIA's DRA driver: the kubelet names the
-// devices "gpu-<minor>" and, for MIG, "gpu-<minor>-mig-<profile>-<start>-<size>" (the
-// driver's canonical names); a shared claim gives one series per pod, as time-slicing does;
+// devices "gpu-<minor>" and, for MIG, "gpu-<minor>-mig-<profile name>-<profile ID>-<start>"
+// (or, before the driver's dynamic MIG, "gpu-<minor>-mig-<profile ID>-<start>-<size>"), the
+// driver's canonical names; a shared claim gives one series per pod, as time-slicing does;
 // another driver's devices and the driver's VFIO devices are not GPUs read here.
 func TestPodAttributionThroughDRA(t *testing.T) {
 	a, b, m := h100State(), l4State(), h100State()
@@ -494,7 +495,8 @@ func TestPodAttributionThroughDRA(t *testing.T) {
 		claim("inference", "vllm-0", "vllm", "gpu.nvidia.com", "node-a", "gpu-0"),
 		claim("inference", "sglang-0", "sglang", "gpu.nvidia.com", "node-a", "gpu-4"),
 		claim("inference", "sglang-1", "sglang", "gpu.nvidia.com", "node-a", "gpu-4"),
-		claim("batch", "embedder", "main", "gpu.nvidia.com", "node-a", "gpu-7-mig-19-6-1"),
+		claim("batch", "embedder", "main", "gpu.nvidia.com", "node-a", "gpu-7-mig-1g10gb-19-6"),
+		claim("batch", "reranker", "main", "gpu.nvidia.com", "node-a", "gpu-7-mig-19-6-1"), // the driver's names before dynamic MIG
 		claim("other", "nic", "main", "dra.example.com", "node-a", "gpu-0"),
 		claim("other", "vm", "main", "gpu.nvidia.com", "node-a", "gpu-vfio-0"),
 	)
@@ -520,22 +522,26 @@ func TestPodAttributionThroughDRA(t *testing.T) {
 	}
 	assert.Equal(t, []string{"inference/vllm-0/vllm"}, owners("0", ""))
 	assert.Equal(t, []string{"inference/sglang-0/sglang", "inference/sglang-1/sglang"}, owners("1", ""), "a shared claim: one series per pod")
-	assert.Equal(t, []string{"batch/embedder/main"}, owners("2", "9"), "the MIG device at placement 6")
+	assert.Equal(t, []string{"batch/embedder/main", "batch/reranker/main"}, owners("2", "9"), "the MIG device at placement 6, by either name")
 	assert.Equal(t, []string{"none"}, owners("2", "3"), "the MIG device no claim holds")
 }
 
 func TestDRADeviceNames(t *testing.T) {
 	for name, want := range map[string]deviceKey{
-		"gpu-0":            "minor:0",
-		"gpu-12":           "minor:12",
-		"gpu-3-mig-19-4-1": "minor:3/mig:19-4-1",
-		"gpu-3-mig-14-0-2": "minor:3/mig:14-0-2",
+		"gpu-0":                    "minor:0",
+		"gpu-12":                   "minor:12",
+		"gpu-3-mig-1g10gb-19-4":    "minor:3/mig:19@4",
+		"gpu-3-mig-1g10gb-me-20-0": "minor:3/mig:20@0",
+		"gpu-3-mig-1c2g20gb-14-2":  "minor:3/mig:14@2",
+		"gpu-3-mig-19-4-1":         "minor:3/mig:19@4",
+		"gpu-3-mig-14-0-2":         "minor:3/mig:14@0",
 	} {
 		got, ok := draKeyFor("gpu.nvidia.com", name)
 		assert.True(t, ok, name)
 		assert.Equal(t, want, got, name)
 	}
-	for _, bad := range []string{"gpu-", "gpu-x", "gpu-vfio-0", "gpu-1-mig-19-4", "gpu-1-mig-19-4-x", "gpu-1-mig-", "nvidia0", "GPU-8d2f", ""} {
+	for _, bad := range []string{"gpu-", "gpu-x", "gpu-vfio-0", "gpu-1-mig-19-4", "gpu-1-mig-19-4-x", "gpu-1-mig-1g10gb-19",
+		"gpu-1-mig-1g10gb-19-x", "gpu-1-mig-19-4-1-2", "gpu-1-mig-", "nvidia0", "GPU-8d2f", ""} {
 		_, ok := draKeyFor("gpu.nvidia.com", bad)
 		assert.False(t, ok, bad)
 	}
