@@ -526,29 +526,6 @@ func TestPodAttributionThroughDRA(t *testing.T) {
 	assert.Equal(t, []string{"none"}, owners("2", "3"), "the MIG device no claim holds")
 }
 
-func TestDRADeviceNames(t *testing.T) {
-	for name, want := range map[string]deviceKey{
-		"gpu-0":                    "minor:0",
-		"gpu-12":                   "minor:12",
-		"gpu-3-mig-1g10gb-19-4":    "minor:3/mig:19@4",
-		"gpu-3-mig-1g10gb-me-20-0": "minor:3/mig:20@0",
-		"gpu-3-mig-1c2g20gb-14-2":  "minor:3/mig:14@2",
-		"gpu-3-mig-19-4-1":         "minor:3/mig:19@4",
-		"gpu-3-mig-14-0-2":         "minor:3/mig:14@0",
-	} {
-		got, ok := draKeyFor("gpu.nvidia.com", name)
-		assert.True(t, ok, name)
-		assert.Equal(t, want, got, name)
-	}
-	for _, bad := range []string{"gpu-", "gpu-x", "gpu-vfio-0", "gpu-1-mig-19-4", "gpu-1-mig-19-4-x", "gpu-1-mig-1g10gb-19",
-		"gpu-1-mig-1g10gb-19-x", "gpu-1-mig-19-4-1-2", "gpu-1-mig-", "nvidia0", "GPU-8d2f", ""} {
-		_, ok := draKeyFor("gpu.nvidia.com", bad)
-		assert.False(t, ok, bad)
-	}
-	_, ok := draKeyFor("compute-domain.nvidia.com", "gpu-0")
-	assert.False(t, ok, "another driver")
-}
-
 // The receiver starts, feeds the pipeline on its interval, and stops every goroutine
 // (goleak checks in TestMain).
 func TestReceiverLifecycle(t *testing.T) {
