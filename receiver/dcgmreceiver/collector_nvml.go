@@ -507,6 +507,7 @@ func (c *nvmlCollector) collectMIG(g *gpu, owners map[deviceKey][]owner, out *em
 	if ret != nvml.SUCCESS {
 		return
 	}
+	byPlacement := draMIGClaimed(owners, g.minor)
 	for i := 0; i < max; i++ {
 		mig, ret := g.dev.GetMigDeviceHandleByIndex(i)
 		if ret != nvml.SUCCESS {
@@ -527,13 +528,8 @@ func (c *nvmlCollector) collectMIG(g *gpu, owners map[deviceKey][]owner, out *em
 			continue
 		}
 		who := append(owners[deviceKey(migUUID)], owners[migMinorKey(g.minor, gi)]...)
-		if len(owners) > 0 {
-			// NVIDIA's DRA driver names a MIG device by its profile and placement start.
-			if inst, ret := g.dev.GetGpuInstanceById(gi); ret == nvml.SUCCESS {
-				if info, ret := inst.GetInfo(); ret == nvml.SUCCESS {
-					who = append(who, owners[migPlacementKey(g.minor, info.ProfileId, info.Placement.Start)]...)
-				}
-			}
+		if byPlacement {
+			who = append(who, c.draMIGOwners(g, gi, owners)...)
 		}
 		extra := func(attrs pcommon.Map) {
 			c.labels(g, attrs)
@@ -549,6 +545,37 @@ func (c *nvmlCollector) collectMIG(g *gpu, owners map[deviceKey][]owner, out *em
 			}
 		}
 	}
+}
+
+// draMIGClaimed tells whether a DRA claim names a MIG device of the GPU with this minor
+// number: only then is NVML asked for placements, a call for privileged users.
+func draMIGClaimed(owners map[deviceKey][]owner, minor int) bool {
+	prefix := string(minorKey(minor)) + "/mig:"
+	for k := range owners {
+		if strings.HasPrefix(string(k), prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// draMIGOwners returns who holds GPU instance gi through NVIDIA's DRA driver, which names a
+// MIG device by its profile and placement start. NVML answers those only to a privileged
+// user; without that the MIG device's series carry no pod, and the log says why once.
+func (c *nvmlCollector) draMIGOwners(g *gpu, gi int, owners map[deviceKey][]owner) []owner {
+	inst, ret := g.dev.GetGpuInstanceById(gi)
+	var info nvml.GpuInstanceInfo
+	if ret == nvml.SUCCESS {
+		info, ret = inst.GetInfo()
+	}
+	if ret != nvml.SUCCESS {
+		c.once("dra-mig:"+g.uuid+":"+nvml.ErrorString(ret), func() {
+			c.logger.Warn("Cannot read MIG placements: MIG devices held through DRA claims are not attributed to pods",
+				zap.String("gpu", strconv.Itoa(g.index)), zap.String("reason", nvml.ErrorString(ret)))
+		})
+		return nil
+	}
+	return owners[migPlacementKey(g.minor, info.ProfileId, info.Placement.Start)]
 }
 
 // pause forgets the GPM samples, so that the first collection after a pause has no

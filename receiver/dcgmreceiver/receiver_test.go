@@ -524,6 +524,30 @@ func TestPodAttributionThroughDRA(t *testing.T) {
 	assert.Equal(t, []string{"inference/sglang-0/sglang", "inference/sglang-1/sglang"}, owners("1", ""), "a shared claim: one series per pod")
 	assert.Equal(t, []string{"batch/embedder/main", "batch/reranker/main"}, owners("2", "9"), "the MIG device at placement 6, by either name")
 	assert.Equal(t, []string{"none"}, owners("2", "3"), "the MIG device no claim holds")
+
+	// NVML answers placements only to a privileged user: without that, the MIG devices go
+	// unattributed, the whole GPUs still are, and the log says why once.
+	parent.GetGpuInstanceByIdFunc = func(int) (nvml.GpuInstance, nvml.Return) { return nil, nvml.ERROR_NO_PERMISSION }
+	c, logs := newTestCollector(t, cfg, node)
+	for range 2 {
+		md, _, err = c.collect(context.Background(), time.Now())
+		require.NoError(t, err)
+	}
+	assert.Equal(t, []string{"none"}, owners("2", "9"))
+	assert.Equal(t, []string{"inference/vllm-0/vllm"}, owners("0", ""))
+	warned := logs.FilterMessageSnippet("MIG devices held through DRA claims are not attributed").All()
+	require.Len(t, warned, 1)
+	assert.Equal(t, nvml.ErrorString(nvml.ERROR_NO_PERMISSION), warned[0].ContextMap()["reason"])
+
+	// Without a DRA claim on a MIG device, NVML is not asked (the mock would panic).
+	parent.GetGpuInstanceByIdFunc = nil
+	kubelet := startKubelet(t, claim("inference", "vllm-0", "vllm", "gpu.nvidia.com", "node-a", "gpu-0"),
+		pod("batch", "embedder", "main", "nvidia.com/mig-1g.10gb", "MIG-dddd"))
+	cfg.PodResourcesSocket = kubelet
+	c, _ = newTestCollector(t, cfg, node)
+	md, _, err = c.collect(context.Background(), time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"batch/embedder/main"}, owners("2", "9"))
 }
 
 // The receiver starts, feeds the pipeline on its interval, and stops every goroutine
