@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
@@ -196,7 +197,24 @@ func TestNVMLFromTheNodesDriverFolder(t *testing.T) {
 	assert.False(t, *ds.Spec.Template.Spec.Containers[0].SecurityContext.Privileged)
 	assert.False(t, *ds.Spec.Template.Spec.Containers[0].SecurityContext.AllowPrivilegeEscalation)
 
+	// A runtime that honours NVIDIA_VISIBLE_DEVICES only in privileged containers
+	// (Bottlerocket's default): the same runtime and variables, privileged.
+	out, err = renderValues(t, "dcgm: {nvml: {privileged: true}}\n")
+	require.NoError(t, err)
+	ds = daemonSetOf(t, out)
+	assert.Equal(t, "nvidia", *ds.Spec.Template.Spec.RuntimeClassName)
+	c = ds.Spec.Template.Spec.Containers[0]
+	assert.True(t, *c.SecurityContext.Privileged)
+	assert.Nil(t, c.SecurityContext.AllowPrivilegeEscalation, "Kubernetes refuses false beside privileged")
+	assert.Contains(t, c.Env, corev1.EnvVar{Name: "NVIDIA_VISIBLE_DEVICES", Value: "all"})
+	assert.NotContains(t, out[chartDir+"/templates/daemonset.yaml"], "nvidia-driver")
+	validateCollectorConfig(t, out)
+	out, err = renderValues(t, "dcgm: {enabled: false, nvml: {privileged: true}}\n")
+	require.NoError(t, err)
+	assert.False(t, *daemonSetOf(t, out).Spec.Template.Spec.Containers[0].SecurityContext.Privileged, "nothing to be privileged for")
+
 	for values, want := range map[string]string{
+		"dcgm: {nvml: {privileged: yes-please}}\n":               "privileged",
 		"dcgm: {nvml: {from: host}}\n":                           "from",
 		"dcgm: {nvml: {from: hostPath, hostPath: opt/nvidia}}\n": "hostPath",
 	} {

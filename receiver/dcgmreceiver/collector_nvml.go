@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,9 +88,12 @@ func (c *nvmlCollector) init(now time.Time) bool {
 		c.nextTry = now.Add(c.cfg.RetryInterval)
 		if !c.warned {
 			c.warned = true
-			c.logger.Warn("NVML is not available: no GPU metrics from this host; will retry",
-				zap.String("reason", nvml.ErrorString(ret)), zap.String("library_path", c.cfg.LibraryPath),
-				zap.Duration("retry_interval", c.cfg.RetryInterval))
+			fields := []zap.Field{zap.String("reason", nvml.ErrorString(ret)), zap.String("library_path", c.cfg.LibraryPath),
+				zap.Duration("retry_interval", c.cfg.RetryInterval)}
+			if ret == nvml.ERROR_LIBRARY_NOT_FOUND && os.Getenv("NVIDIA_VISIBLE_DEVICES") != "" {
+				fields = append(fields, zap.String("hint", runtimeHint))
+			}
+			c.logger.Warn("NVML is not available: no GPU metrics from this host; will retry", fields...)
 		}
 		return false
 	}
@@ -103,6 +107,13 @@ func (c *nvmlCollector) init(now time.Time) bool {
 	}
 	return true
 }
+
+// runtimeHint says why a container asking the NVIDIA runtime for every GPU may find no driver
+// library: the runtime ignored the request.
+const runtimeHint = "NVIDIA_VISIBLE_DEVICES is set but the NVIDIA container runtime injected no driver: " +
+	"it honours that variable in unprivileged containers only with accept-nvidia-visible-devices-envvar-when-unprivileged " +
+	"(false on Bottlerocket by default), or the pod did not run under the nvidia RuntimeClass. " +
+	"Run the container privileged (Helm chart: dcgm.nvml.privileged=true) or change that node setting"
 
 // safeInit turns a failure to even load the library (which go-nvml reports by panicking on
 // some systems) into an error code.

@@ -247,6 +247,7 @@ func TestFieldValueDecodesEveryValueType(t *testing.T) {
 
 // No driver or library: collection is idle with one warning, and retried.
 func TestNoLibraryIsIdleAndRetries(t *testing.T) {
+	t.Setenv("NVIDIA_VISIBLE_DEVICES", "") // not under the NVIDIA runtime
 	node := newFakeNode(h100State())
 	available := false
 	node.InitFunc = func() nvml.Return {
@@ -266,6 +267,7 @@ func TestNoLibraryIsIdleAndRetries(t *testing.T) {
 		assert.Zero(t, read)
 	}
 	assert.Equal(t, 1, logs.FilterMessageSnippet("NVML is not available").Len())
+	assert.NotContains(t, logs.FilterMessageSnippet("NVML is not available").All()[0].ContextMap(), "hint", "not asked of the NVIDIA runtime")
 	available = true
 	md, _, err := c.collect(context.Background(), now.Add(30*time.Second))
 	require.NoError(t, err)
@@ -274,6 +276,22 @@ func TestNoLibraryIsIdleAndRetries(t *testing.T) {
 	require.NoError(t, err)
 	assert.Positive(t, md.DataPointCount(), "retried and found")
 	assert.Equal(t, 1, read)
+}
+
+// In a container that asked the NVIDIA runtime for every GPU and got no driver library, the
+// warning says the runtime ignored the request and what to change.
+func TestNVMLMissingUnderTheNVIDIARuntime(t *testing.T) {
+	t.Setenv("NVIDIA_VISIBLE_DEVICES", "all")
+	node := newFakeNode(h100State())
+	node.InitFunc = func() nvml.Return { return nvml.ERROR_LIBRARY_NOT_FOUND }
+	c, logs := newTestCollector(t, testConfig(t), node)
+	_, _, err := c.collect(context.Background(), time.Now())
+	require.NoError(t, err)
+	warned := logs.FilterMessageSnippet("NVML is not available").All()
+	require.Len(t, warned, 1)
+	hint, _ := warned[0].ContextMap()["hint"].(string)
+	assert.Contains(t, hint, "accept-nvidia-visible-devices-envvar-when-unprivileged")
+	assert.Contains(t, hint, "dcgm.nvml.privileged=true")
 }
 
 func TestOptInFields(t *testing.T) {

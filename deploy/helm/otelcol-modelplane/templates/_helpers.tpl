@@ -116,3 +116,10 @@ endpoint, as a plaintext in-cluster gateway is written, gets tls.insecure unless
 {{- define "omp.nvmlFromHost" -}}
 {{- if and .Values.dcgm.enabled (eq .Values.dcgm.nvml.from "hostPath") }}true{{ end -}}
 {{- end -}}
+
+{{/* Whether the container runs privileged for the GPUs: always with NVML from a driver folder
+(for the device files), and on request with the NVIDIA runtime, where it hands
+NVIDIA_VISIBLE_DEVICES=all only to privileged containers. */}}
+{{- define "omp.gpuPrivileged" -}}
+{{- if and .Values.dcgm.enabled (or (eq .Values.dcgm.nvml.from "hostPath") .Values.dcgm.nvml.privileged) }}true{{ end -}}
+{{- end -}}
