@@ -764,6 +764,11 @@ func TestSinkEndpoints(t *testing.T) {
 	refused["{name: prom, type: prometheus_remote_write, endpoint: \"http://prometheus.monitoring:9090\"}"] = []string{`sinks[0].endpoint: "prom" (prometheus_remote_write) has no path: remote write goes to the receiver's, such as http://prometheus.monitoring:9090/api/v1/write (Prometheus, VictoriaMetrics) or /api/v1/push (Mimir)`}
 	// The metrics URL a vendor's page gives, which the OTLP/HTTP exporter appends /v1/metrics to.
 	refused["{name: vendor, type: otlphttp, endpoint: \"https://otlp.example.com/v1/metrics\"}"] = []string{`sinks[0].endpoint: "vendor" (otlphttp) ends in a signal's path, and the exporter appends /v1/metrics itself (it would post to https://otlp.example.com/v1/metrics/v1/metrics): give the URL before /v1/, or the whole URL as config.metrics_endpoint`}
+	// The resource conversion turned off with nothing in its place: replicas merge, and the
+	// collector refuses it at start on every node.
+	const noIdentity = `sinks[0].config.resource_to_telemetry_conversion: "mimir" (prometheus_remote_write) turns the conversion off and sets no resource_constant_labels, so the series would carry no cluster, node, replica or engine label and two replicas' series would arrive as one: leave both out (the chart then sets resource_constant_labels: {included: ["*"]}), or set resource_constant_labels`
+	refused["{name: mimir, type: prometheus_remote_write, endpoint: \"https://mimir.example.com/api/v1/push\", config: {resource_to_telemetry_conversion: {enabled: false}}}"] = []string{noIdentity}
+	refused["{name: mimir, type: prometheus_remote_write, endpoint: \"https://mimir.example.com/api/v1/push\", config: {resource_to_telemetry_conversion: {}}}"] = []string{noIdentity}
 	for _, typ := range []string{"prometheus_remote_write", "otlp_http", "otlphttp"} {
 		refused["{name: backend, type: "+typ+", endpoint: \"prometheus:9090/api/v1/write\"}"] = []string{"/sinks/0/endpoint", "prometheus:9090/api/v1/write"}
 	}
@@ -780,6 +785,8 @@ func TestSinkEndpoints(t *testing.T) {
 		"{name: a, type: otlp_grpc, endpoint: \"collector:4317\"}",
 		"{name: a, type: otlp_grpc, endpoint: \"https://collector:4317\", secretRef: {name: t}, auth: {bearerTokenKey: token}}",
 		"{name: a, type: prometheus_remote_write, config: {endpoint: \"https://mimir.example.com/api/v1/push\"}}",
+		"{name: a, type: prometheus_remote_write, endpoint: \"https://mimir.example.com/api/v1/push\", config: {resource_to_telemetry_conversion: {enabled: true}}}",
+		"{name: a, type: prometheus_remote_write, endpoint: \"https://mimir.example.com/api/v1/push\", config: {resource_to_telemetry_conversion: {enabled: false}, resource_constant_labels: {included: [\"*\"]}}}",
 		"{name: a, type: otlp_http, config: {metrics_endpoint: \"https://otlp.example.com/v1/metrics\"}}",
 		"{name: a, type: otlp_http, endpoint: \"https://otlp-gateway.example.net/otlp\"}",
 		"{name: a, type: debug}",
