@@ -241,6 +241,8 @@ func TestInstallNotes(t *testing.T) {
 	assert.Contains(t, n, "nvidia.com/gpu.present is set by GPU feature discovery")
 	assert.Contains(t, n, "No sinks are set")
 	assert.Contains(t, n, "clusterName is empty: the series carry no cluster label")
+	assert.Contains(t, n, `'RuntimeClass "nvidia" not found': no NVIDIA runtime is registered under that`)
+	assert.Contains(t, n, "kubectl -n modelplane-system describe daemonset omp-otelcol-modelplane")
 
 	n = notes("clusterName: prod\nsinks: [{name: mimir, type: prometheus_remote_write, endpoint: https://mimir.example.com/api/v1/push}]\nselfTelemetry: {enabled: false}\nnodeSelector: {nvidia.com/gpu.present: null, pool: gpu}\n")
 	assert.NotContains(t, n, "No sinks are set")
@@ -248,4 +250,8 @@ func TestInstallNotes(t *testing.T) {
 	assert.NotContains(t, n, "GPU feature discovery")
 	assert.NotContains(t, n, "clusterName is empty")
 	assert.Contains(t, n, "get daemonset omp-otelcol-modelplane")
+
+	// No RuntimeClass to be missing: none set, or NVML from the node's driver folder.
+	assert.NotContains(t, notes("runtimeClassName: \"\"\n"), "RuntimeClass")
+	assert.NotContains(t, notes("dcgm: {nvml: {from: hostPath}}\n"), "RuntimeClass")
 }
