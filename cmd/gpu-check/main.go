@@ -158,10 +158,10 @@ func checkPods(ctx context.Context, w io.Writer, tel component.TelemetrySettings
 			uuid, device = attr(dp.Attributes(), "UUID"), attr(dp.Attributes(), "device")
 		}
 	})
-	draName := "gpu-" + strings.TrimPrefix(device, "nvidia")
 	if uuid == "" {
 		return fmt.Errorf("no GPU 0 in the last collection")
 	}
+	draName := "gpu-" + strings.TrimPrefix(device, "nvidia")
 	dir, err := os.MkdirTemp("", "gpu-check")
 	if err != nil {
 		return err
