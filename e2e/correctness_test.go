@@ -192,7 +192,7 @@ func TestBrokenMappingAtStart(t *testing.T) {
 		return len(prom.query(t, `modelplane_requests_waiting{engine="vllm"}`)) == 1 &&
 			len(prom.query(t, `modelplane_request_kv_transfer_seconds_count`)) == 1
 	})
-	assert.Equal(t, 1, strings.Count(col.out.String(), bad+`: MetricMapping \"bad\": metrics[0].to: \"requests_total\" does not match`))
+	assert.Equal(t, 1, strings.Count(col.out.String(), bad+`: MetricMapping \"bad\": line 6: metrics[0].to: \"requests_total\" does not match`))
 	time.Sleep(2 * time.Second) // ten reloads
 	out := col.out.String()
 	assert.Equal(t, 1, strings.Count(out, unreadable+": read "+unreadable+": input/output error"), "said once")

@@ -100,7 +100,7 @@ func TestMakeInstall(t *testing.T) {
 	require.NoError(t, os.WriteFile(bad, []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: bad}\nspec:\n  metrics:\n  - {from: x, to: modelplane_x, fromUnit: Milisecond}\n"), 0o644))
 	out, err = exec.Command(bin, "validate", "--config="+c).CombinedOutput()
 	require.Error(t, err)
-	assert.Contains(t, string(out), bad+`: MetricMapping "bad": metrics[0].fromUnit: unknown unit "Milisecond"`)
+	assert.Contains(t, string(out), bad+`: MetricMapping "bad": line 6: metrics[0].fromUnit: unknown unit "Milisecond"`)
 }
 
 // `systemctl reload` runs the unit's ExecReload lines in order and stops at the first that

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"strings"
+	"sort"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -36,6 +36,16 @@ type Result struct {
 // Decode reads every YAML document in data. A document of another kind is skipped; an
 // invalid MetricMapping is reported in Result.Errors and the others still load.
 func Decode(source string, data []byte) Result {
+	return decode(source, data, true)
+}
+
+// DecodeObject is Decode for an object that is not a file a user wrote, such as one read from
+// the API server and encoded for Decode: its problems are named without lines.
+func DecodeObject(source string, data []byte) Result {
+	return decode(source, data, false)
+}
+
+func decode(source string, data []byte, lines bool) Result {
 	var res Result
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for n := 1; ; n++ {
@@ -59,10 +69,10 @@ func Decode(source string, data []byte) Result {
 		case isList:
 			// What `kubectl get metricmappings -o yaml` writes: one List of every object.
 			for i, item := range items {
-				res.add(decodeDocument(source, fmt.Sprintf("document %d, items[%d]", n, i), item))
+				res.add(decodeDocument(source, fmt.Sprintf("document %d, items[%d]", n, i), item, lines))
 			}
 		default:
-			res.add(decodeDocument(source, fmt.Sprintf("document %d", n), &node))
+			res.add(decodeDocument(source, fmt.Sprintf("document %d", n), &node, lines))
 		}
 	}
 }
@@ -115,8 +125,9 @@ func listItems(node *yaml.Node) (items []*yaml.Node, isList bool, err error) {
 	return nil, true, nil
 }
 
-// decodeDocument reads one object; at names where it stands in its file.
-func decodeDocument(source, at string, node *yaml.Node) (MetricMapping, string, error) {
+// decodeDocument reads one object; at names where it stands in its file, and lines says
+// whether its problems are named with their lines there.
+func decodeDocument(source, at string, node *yaml.Node, lines bool) (MetricMapping, string, error) {
 	var head struct {
 		APIVersion string `yaml:"apiVersion"`
 		Kind       string `yaml:"kind"`
@@ -138,19 +149,22 @@ func decodeDocument(source, at string, node *yaml.Node) (MetricMapping, string, 
 	if head.APIVersion != APIVersion {
 		return MetricMapping{}, "", fmt.Errorf("%s: %s: apiVersion: %q is not supported (want %s)", source, label, head.APIVersion, APIVersion)
 	}
-	// A misspelt field is an error, not silently ignored: named with its line in the file.
-	if unknown := UnknownFields(node, reflect.TypeOf(document{}), "", true); len(unknown) > 0 {
-		return MetricMapping{}, "", fmt.Errorf("%s: %s: %s", source, label, strings.Join(unknown, "; "))
-	}
-	// Decode again, strictly, for what the walk does not check (a list where a string goes).
+	// A misspelt field is an error, not silently ignored: named with its line in the file,
+	// together with whatever else is wrong in the document, so one run shows every problem.
+	unknown, holders := unknownFieldsIn(node, reflect.TypeOf(document{}), "")
+	// Decode again, strictly where no field is unknown, for what the walk does not check (a
+	// list where a string goes).
 	raw, err := yaml.Marshal(node)
 	if err != nil {
 		return MetricMapping{}, "", fmt.Errorf("%s: %s: %w", source, label, err)
 	}
 	var doc document
 	strict := yaml.NewDecoder(bytes.NewReader(raw))
-	strict.KnownFields(true)
+	strict.KnownFields(len(unknown) == 0)
 	if err := strict.Decode(&doc); err != nil {
+		if len(unknown) > 0 {
+			return MetricMapping{}, "", &Error{Source: source, Name: head.Metadata.Name, label: label, Errs: unknown}
+		}
 		return MetricMapping{}, "", fmt.Errorf("%s: %s: %w", source, label, err)
 	}
 	m := MetricMapping{
@@ -159,8 +173,27 @@ func decodeDocument(source, at string, node *yaml.Node) (MetricMapping, string, 
 		Metrics:      doc.Spec.Metrics,
 		OffByDefault: head.Metadata.Annotations[AnnotationBuiltinDefault] == "false",
 	}
-	if err := Validate(&m); err != nil {
-		return MetricMapping{}, "", err
+	errs := unknown
+	var verr *Error
+	if err := Validate(&m); errors.As(err, &verr) {
+		for _, fe := range verr.Errs {
+			var at *yaml.Node
+			fe.Line, at = locate(node, fe.Field)
+			// What a misspelt key leaves out of its object ("from: required" after "form: a")
+			// is said by the unknown field already.
+			if !holders[at] {
+				errs = append(errs, fe)
+			}
+		}
+	}
+	if len(errs) > 0 && !lines {
+		for _, fe := range errs {
+			fe.Line = 0
+		}
+	}
+	if len(errs) > 0 {
+		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
+		return MetricMapping{}, "", &Error{Source: source, Name: head.Metadata.Name, label: label, Errs: errs}
 	}
 	return m, "", nil
 }

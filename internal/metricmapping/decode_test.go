@@ -1,6 +1,7 @@
 package metricmapping
 
 import (
+	"errors"
 	"os"
 	"regexp"
 	"strings"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/units"
 )
 
 // The example of Modelplane's guide (testdata/anchor/README.md) loads unchanged.
@@ -83,7 +86,7 @@ spec: {}
 	assert.Equal(t, "mappings/engine.yaml", res.Mappings[0].Source)
 	assert.Equal(t, []string{`mappings/engine.yaml: document 1 (ConfigMap "not-a-mapping")`}, res.Skipped)
 	require.Len(t, res.Errors, 3)
-	assert.Equal(t, `mappings/engine.yaml: MetricMapping "my-engine": metrics[3].fromUnit: unknown unit "Milisecond" (want one of Millijoules, Milliseconds, Nanoseconds, Mebibytes, Percent, Microseconds, Kibibytes, Gibibytes, Kilobytes, Megabytes, Gigabytes, Milliwatts)`, res.Errors[0].Error())
+	assert.Equal(t, `mappings/engine.yaml: MetricMapping "my-engine": line 31: metrics[3].fromUnit: unknown unit "Milisecond" (want one of Millijoules, Milliseconds, Nanoseconds, Mebibytes, Percent, Microseconds, Kibibytes, Gibibytes, Kilobytes, Megabytes, Gigabytes, Milliwatts)`, res.Errors[0].Error())
 	// A misspelt field, with its line in the file and the fields allowed there.
 	assert.Equal(t, `mappings/engine.yaml: MetricMapping "typo": line 40: metrics[0]: unknown field "too" (want from, to, fromUnit, part, labels)`, res.Errors[1].Error())
 	assert.Equal(t, `mappings/engine.yaml: MetricMapping "future": apiVersion: "modelplane.ai/v2" is not supported (want modelplane.ai/v1alpha1)`, res.Errors[2].Error())
@@ -119,6 +122,14 @@ func FuzzDecode(f *testing.F) {
 		for _, err := range res.Errors {
 			if !strings.HasPrefix(err.Error(), "fuzz.yaml: ") {
 				t.Fatalf("error does not name the file: %v", err)
+			}
+			var merr *Error
+			if errors.As(err, &merr) {
+				for _, fe := range merr.Errs {
+					if fe.Line < 1 {
+						t.Fatalf("a problem of a file without its line: %v", err)
+					}
+				}
 			}
 		}
 	})
@@ -178,7 +189,7 @@ func TestDecodeKubectlList(t *testing.T) {
 	assert.Equal(t, "nv_inference_pending_request_count", res.Mappings[0].Metrics[0].From)
 	assert.Equal(t, "tgi", res.Mappings[1].Name)
 	require.Len(t, res.Errors, 1)
-	assert.Contains(t, res.Errors[0].Error(), `mappings/cluster.yaml: MetricMapping "broken": metrics[0].fromUnit: unknown unit "Hours"`)
+	assert.Contains(t, res.Errors[0].Error(), `mappings/cluster.yaml: MetricMapping "broken": line 28: metrics[0].fromUnit: unknown unit "Hours"`)
 	assert.Equal(t, []string{`mappings/cluster.yaml: document 1, items[2] (ConfigMap "stray")`}, res.Skipped)
 }
 
@@ -206,9 +217,10 @@ func TestDecodeKubectlListAsJSON(t *testing.T) {
 	require.Len(t, res.Mappings, 1)
 	assert.Equal(t, "triton", res.Mappings[0].Name)
 	require.Len(t, res.Errors, 1)
-	// An item without a name is named by where it stands.
+	// An item without a name is named by where it stands, and its missing name at the item.
 	// The line is the file's, not the item's (yaml's own strict decoding counted from the item).
-	assert.Equal(t, `cluster.json: document 1, items[1]: line 13: metrics[0]: unknown field "lables" (want from, to, fromUnit, part, labels)`, res.Errors[0].Error())
+	assert.Equal(t, `cluster.json: document 1, items[1]: line 10: metadata.name: required; `+
+		`line 13: metrics[0]: unknown field "lables" (want from, to, fromUnit, part, labels)`, res.Errors[0].Error())
 }
 
 func TestDecodeMetricMappingList(t *testing.T) {
@@ -299,4 +311,60 @@ spec:
 	res = Decode("a.yaml", []byte(strings.Replace(data, "&lbl {name: x, value: y}", "&lbl {name: x, valeu: y}", 1)))
 	require.Len(t, res.Errors, 1)
 	assert.Equal(t, `a.yaml: MetricMapping "anchors": line 6: metrics[0].labels[0]: unknown field "valeu" (want name, value, from, values)`, res.Errors[0].Error(), "said once, where it is written")
+}
+
+// One run names every problem of a document, each at its line and in the file's order: the
+// misspelt keys and what the schema refuses. What a misspelt key leaves out of its object
+// (the "to" a "too" was meant to be) is not said twice, also where the object is an anchor
+// that other entries use. A value an alias brings is named at the line it is written on.
+func TestDecodeNamesEveryProblemAtItsLine(t *testing.T) {
+	data := `apiVersion: modelplane.ai/v1alpha1
+kind: MetricMapping
+metadata:
+  name: triton
+spec:
+  metrics:
+  - from: nv_inference_request_duration_us
+    to: modelplane_request_duration_seconds
+    fromUnits: Microseconds
+  - from: nv_gpu_power_usage
+    to: gpu_power_watts
+    fromUnit: Seconds
+  - from: c
+    too: modelplane_c
+  - from: d
+    to: modelplane_d
+    labels:
+    - &reason {name: reason, form: finish_reason, values: {eos: "` + strings.Repeat("x", 254) + `"}}
+  - from: e
+    to: modelplane_e
+    labels: [*reason]
+  - from: f
+    to: modelplane_f
+    labels:
+    - name: reason
+      from: finish_reason
+      values:
+        eos: "` + strings.Repeat("y", 254) + `"
+`
+	res := Decode("maps/triton.yaml", []byte(data))
+	require.Empty(t, res.Mappings)
+	require.Len(t, res.Errors, 1)
+	var merr *Error
+	require.ErrorAs(t, res.Errors[0], &merr)
+	var got []string
+	for _, fe := range merr.Errs {
+		got = append(got, fe.Error())
+	}
+	want := "want one of " + strings.Join(units.Names(), ", ")
+	assert.Equal(t, []string{
+		`line 9: metrics[0]: unknown field "fromUnits" (want from, to, fromUnit, part, labels)`,
+		`line 11: metrics[1].to: "gpu_power_watts" does not match ^modelplane_[a-z0-9_]*[a-z0-9]$`,
+		`line 12: metrics[1].fromUnit: unknown unit "Seconds" (` + want + `)`,
+		`line 14: metrics[2]: unknown field "too" (want from, to, fromUnit, part, labels)`,
+		`line 18: metrics[3].labels[0]: unknown field "form" (want name, value, from, values)`,
+		`line 18: metrics[3].labels[0].values[eos]: "` + strings.Repeat("x", 254) + `" is longer than 253 characters`,
+		`line 18: metrics[4].labels[0].values[eos]: "` + strings.Repeat("x", 254) + `" is longer than 253 characters`,
+		`line 28: metrics[5].labels[0].values[eos]: "` + strings.Repeat("y", 254) + `" is longer than 253 characters`,
+	}, got)
 }

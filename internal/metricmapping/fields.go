@@ -3,6 +3,7 @@ package metricmapping
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -15,18 +16,35 @@ import (
 // metricmapping.Entry`, and counts lines in a re-encoded copy of the document, not in the file.
 func UnknownFields(node *yaml.Node, t reflect.Type, at string, lines bool) []string {
 	var out []string
-	w := fieldWalker{walked: map[*yaml.Node]bool{}, unknown: func(key *yaml.Node, path string, want []string) {
-		msg := fmt.Sprintf("unknown field %q (want %s)", key.Value, strings.Join(want, ", "))
-		if path != "" {
-			msg = path + ": " + msg
+	for _, fe := range unknownFieldErrors(node, t, at) {
+		if !lines {
+			fe.Line = 0
 		}
-		if lines {
-			msg = fmt.Sprintf("line %d: %s", key.Line, msg)
-		}
-		out = append(out, msg)
+		out = append(out, fe.Error())
+	}
+	return out
+}
+
+// unknownFieldErrors is UnknownFields as field errors, each with its key's line.
+func unknownFieldErrors(node *yaml.Node, t reflect.Type, at string) []*FieldError {
+	errs, _ := unknownFieldsIn(node, t, at)
+	return errs
+}
+
+// unknownFieldsIn is unknownFieldErrors, and the mappings that hold the unknown keys.
+func unknownFieldsIn(node *yaml.Node, t reflect.Type, at string) ([]*FieldError, map[*yaml.Node]bool) {
+	holders := map[*yaml.Node]bool{}
+	var out []*FieldError
+	w := fieldWalker{walked: map[*yaml.Node]bool{}, unknown: func(holder, key *yaml.Node, path string, want []string) {
+		out = append(out, &FieldError{
+			Line:  key.Line,
+			Field: path,
+			Msg:   fmt.Sprintf("unknown field %q (want %s)", key.Value, strings.Join(want, ", ")),
+		})
+		holders[holder] = true
 	}}
 	w.walk(node, t, at)
-	return out
+	return out, holders
 }
 
 type fieldWalker struct {
@@ -34,7 +52,7 @@ type fieldWalker struct {
 	// use it, so a document of nested aliases (a "billion laughs") costs its size, and
 	// each unknown field is said once, where it is written.
 	walked  map[*yaml.Node]bool
-	unknown func(key *yaml.Node, path string, want []string)
+	unknown func(holder, key *yaml.Node, path string, want []string)
 }
 
 func (w fieldWalker) walk(node *yaml.Node, t reflect.Type, path string) {
@@ -62,7 +80,7 @@ func (w fieldWalker) walk(node *yaml.Node, t reflect.Type, path string) {
 			}
 			ft, ok := types[key.Value]
 			if !ok {
-				w.unknown(key, path, names)
+				w.unknown(node, key, path, names)
 				continue
 			}
 			w.walk(value, ft, joinPath(path, key.Value))
@@ -113,5 +131,96 @@ func joinPath(path, key string) string {
 		return key
 	default:
 		return path + "." + key
+	}
+}
+
+// locate finds field, as the validation's messages name it (metadata.name, spec.metrics,
+// metrics[2].labels[0].values[eos]), in a document: the line it is written on and the node
+// it names, or, for a field the document lacks (a required one), the line and node of the
+// nearest enclosing one. Aliases and merge keys are followed as yaml decodes them.
+func locate(doc *yaml.Node, field string) (line int, node *yaml.Node) {
+	node = deref(doc)
+	line = node.Line
+	steps := fieldSteps(field)
+	if len(steps) > 0 && steps[0] == "metrics" {
+		steps = append([]string{"spec"}, steps...)
+	}
+	for _, step := range steps {
+		if i, isIndex := strings.CutPrefix(step, "["); isIndex {
+			i = strings.TrimSuffix(i, "]")
+			if n, err := strconv.Atoi(i); err == nil && node.Kind == yaml.SequenceNode {
+				if n < 0 || n >= len(node.Content) {
+					return line, node
+				}
+				line, node = node.Content[n].Line, deref(node.Content[n])
+				continue
+			}
+			step = i // a key of a map, as in values[eos]
+		}
+		key, value := mappingValue(node, step)
+		if key == nil {
+			return line, node
+		}
+		line, node = key.Line, deref(value)
+	}
+	return line, node
+}
+
+// fieldSteps splits metrics[2].labels[0] into metrics, [2], labels, [0].
+func fieldSteps(field string) []string {
+	var steps []string
+	for field != "" {
+		cut := strings.IndexAny(field[1:], ".[")
+		step := field
+		if cut >= 0 {
+			step, field = field[:cut+1], field[cut+1:]
+		} else {
+			field = ""
+		}
+		if step = strings.TrimPrefix(step, "."); step != "" {
+			steps = append(steps, step)
+		}
+	}
+	return steps
+}
+
+// mappingValue is the key and value of name in a mapping node, merge keys included.
+func mappingValue(m *yaml.Node, name string) (key, value *yaml.Node) {
+	if m.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == name && m.Content[i].Tag != "!!merge" {
+			return m.Content[i], m.Content[i+1]
+		}
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Tag != "!!merge" {
+			continue
+		}
+		merged := deref(m.Content[i+1])
+		sources := []*yaml.Node{merged}
+		if merged.Kind == yaml.SequenceNode {
+			sources = merged.Content
+		}
+		for _, src := range sources {
+			if k, v := mappingValue(deref(src), name); k != nil {
+				return k, v
+			}
+		}
+	}
+	return nil, nil
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for {
+		switch {
+		case n.Kind == yaml.DocumentNode && len(n.Content) == 1:
+			n = n.Content[0]
+		case n.Kind == yaml.AliasNode && n.Alias != nil:
+			n = n.Alias
+		default:
+			return n
+		}
 	}
 }

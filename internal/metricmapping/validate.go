@@ -17,18 +17,31 @@ var (
 
 // FieldError is one rule a mapping breaks, with the path of the field and the value.
 type FieldError struct {
-	Field string // such as metrics[3].fromUnit
+	Line  int    // where the field is written in its file; 0 where there is no file
+	Field string // such as metrics[3].fromUnit; empty for a key of the document itself
 	Msg   string // what is wrong, quoting the value
 }
 
-func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+func (e *FieldError) Error() string {
+	msg := e.Msg
+	if e.Field != "" {
+		msg = e.Field + ": " + msg
+	}
+	if e.Line > 0 {
+		msg = fmt.Sprintf("line %d: %s", e.Line, msg)
+	}
+	return msg
+}
 
 // Error is every rule one mapping breaks, named by its source and name, such as
-// `mappings/engine.yaml: MetricMapping "my-engine": metrics[3].fromUnit: unknown unit "Milisecond" (...)`.
+// `mappings/engine.yaml: MetricMapping "my-engine": line 31: metrics[3].fromUnit: unknown unit
+// "Milisecond" (...)`, each with its line where the mapping was read from a file.
 type Error struct {
 	Source string
 	Name   string
 	Errs   []*FieldError
+	// label names the document where it has no name (`document 2`); by default the name.
+	label string
 }
 
 func (e *Error) Error() string {
@@ -36,7 +49,10 @@ func (e *Error) Error() string {
 	for i, fe := range e.Errs {
 		parts[i] = fe.Error()
 	}
-	prefix := fmt.Sprintf("MetricMapping %q", e.Name)
+	prefix := e.label
+	if prefix == "" {
+		prefix = fmt.Sprintf("MetricMapping %q", e.Name)
+	}
 	if e.Source != "" {
 		prefix = e.Source + ": " + prefix
 	}
@@ -137,7 +153,8 @@ func validateLabels(add func(field, format string, args ...any), p string, label
 			checkName(add, lp+".from", l.From, labelNamePattern, maxLabelName, `^[a-zA-Z_][a-zA-Z0-9_]*$`)
 		}
 		if len(l.Values) > 0 && l.From == "" {
-			add(lp+".values", "needs from")
+			// Said of the label, whose from is what is missing (or misspelt).
+			add(lp, "has values but no from")
 		}
 		if len(l.Values) > maxLabelValues {
 			add(lp+".values", "has %d entries, at most %d allowed", len(l.Values), maxLabelValues)

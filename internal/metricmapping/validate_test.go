@@ -62,7 +62,7 @@ func TestValidateRules(t *testing.T) {
 		{"values need from", func(m *MetricMapping) {
 			m.Metrics[3].Labels[0].From = ""
 			m.Metrics[3].Labels[0].Value = str("x")
-		}, `metrics[3].labels[0].values: needs from`},
+		}, `metrics[3].labels[0]: has values but no from`},
 		{"label from pattern", func(m *MetricMapping) { m.Metrics[3].Labels[0].From = "finish-reason" }, `metrics[3].labels[0].from: "finish-reason" does not match`},
 		{"value length", func(m *MetricMapping) {
 			m.Metrics[0].Labels = []Label{{Name: "a", Value: str(strings.Repeat("v", 254))}}

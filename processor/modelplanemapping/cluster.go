@@ -231,7 +231,7 @@ func decodeObjects(objs []*unstructured.Unstructured, prev *clusterSet) (*cluste
 		if err != nil {
 			res.Errors = []error{fmt.Errorf("%s: MetricMapping %q: %w", clusterSource, name, err)}
 		} else {
-			res = metricmapping.Decode(clusterSource, data)
+			res = metricmapping.DecodeObject(clusterSource, data)
 		}
 		if old != nil && len(res.Errors) > 0 {
 			for _, err := range res.Errors {

@@ -89,7 +89,7 @@ func TestStrictFileValidation(t *testing.T) {
 	defer SetStrictFileValidation(false)
 	err := cfg.Validate()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), bad+`: MetricMapping "x": metrics[0].to: "requests" does not match ^modelplane_[a-z0-9_]*[a-z0-9]$`)
+	assert.Contains(t, err.Error(), bad+`: MetricMapping "x": line 6: metrics[0].to: "requests" does not match ^modelplane_[a-z0-9_]*[a-z0-9]$`)
 }
 
 // `validate` names the entries that earlier ones override, as warnings: the configuration
