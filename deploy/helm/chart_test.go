@@ -264,12 +264,22 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		"mappingConfigMaps: [team, team]\n":           `mappingConfigMaps[1]: "team" is already mounted, by mappingConfigMaps[0]`,
 		chartMapping + "mappingConfigMaps: [chart]\n": `mappingConfigMaps[0]: "chart" is already mounted, by mappings`,
 		"mappingConfigMaps: [Team]\n":                 "at '/mappingConfigMaps/0': 'Team' does not match pattern",
+		"builtinMappings: [nim]\n":                    "at '/builtinMappings': 'oneOf' failed",
 	}
 	for values, want := range cases {
 		_, err := renderValues(t, values)
 		require.Error(t, err, values)
 		assert.Contains(t, err.Error(), want, values)
 	}
+}
+
+// builtinMappings: `default` in the list stands for the mappings on by default, so NIM's
+// off-by-default mapping is added to them; the collector accepts what the chart renders.
+func TestBuiltinMappingsAddNIM(t *testing.T) {
+	out, err := renderValues(t, "builtinMappings: [default, modelplane-nim]\n")
+	require.NoError(t, err)
+	assert.Equal(t, []any{"default", "modelplane-nim"}, dig(renderedConfig(t, out), "processors", "modelplane_mapping", "builtin"))
+	validateCollectorConfig(t, out)
 }
 
 // chartMapping is a `mappings` value with one valid MetricMapping.

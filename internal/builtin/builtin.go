@@ -64,33 +64,31 @@ func Load() (Catalog, error) {
 	return c, nil
 }
 
+// DefaultSet, in a list of names, stands for every mapping on by default, so that one off by
+// default is added to them (`[default, modelplane-nim]`) rather than to a copy of today's list.
+const DefaultSet = "default"
+
 // Select returns the mappings named, in catalog order, or those on by default when names is
 // nil. It reports names that are not in the catalog.
 func (c Catalog) Select(names []string) ([]metricmapping.MetricMapping, []string) {
-	if names == nil {
-		var out []metricmapping.MetricMapping
-		for _, m := range c.Mappings {
-			if c.Default[m.Name] {
-				out = append(out, m)
-			}
-		}
-		return out, nil
-	}
 	want := map[string]bool{}
 	for _, n := range names {
 		want[n] = true
 	}
+	defaults := names == nil || want[DefaultSet]
+	delete(want, DefaultSet)
 	var out []metricmapping.MetricMapping
 	for _, m := range c.Mappings {
-		if want[m.Name] {
+		if want[m.Name] || (defaults && c.Default[m.Name]) {
 			out = append(out, m)
-			delete(want, m.Name)
 		}
+		delete(want, m.Name)
 	}
 	var unknown []string
 	for _, n := range names {
 		if want[n] {
 			unknown = append(unknown, n)
+			delete(want, n)
 		}
 	}
 	return out, unknown

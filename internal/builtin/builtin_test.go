@@ -38,3 +38,29 @@ func TestDescriptionsCoverTheCatalog(t *testing.T) {
 	assert.Empty(t, missing, "targets without a description")
 	assert.Empty(t, extra, "descriptions of targets no built-in mapping reaches")
 }
+
+// A list selects the mappings it names; `default` in it stands for those on by default, so an
+// off-by-default mapping is added to them without copying their names.
+func TestSelect(t *testing.T) {
+	cat, err := Load()
+	require.NoError(t, err)
+	names := func(sel []string) []string {
+		ms, unknown := cat.Select(sel)
+		require.Empty(t, unknown)
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.Name)
+		}
+		return out
+	}
+	defaults := []string{"modelplane-gateway", "modelplane-gpu", "modelplane-gpu-dcgm49", "modelplane-picker", "modelplane-sglang", "modelplane-vllm"}
+	assert.Equal(t, defaults, names(nil))
+	assert.Equal(t, defaults, names([]string{"default"}))
+	assert.Equal(t, []string{"modelplane-gateway", "modelplane-gpu", "modelplane-gpu-dcgm49", "modelplane-nim", "modelplane-picker", "modelplane-sglang", "modelplane-vllm"},
+		names([]string{"default", "modelplane-nim"}), "in catalog order, whatever the list's")
+	assert.Equal(t, []string{"modelplane-nim", "modelplane-vllm"}, names([]string{"modelplane-vllm", "modelplane-nim"}))
+	assert.Empty(t, names([]string{}))
+
+	_, unknown := cat.Select([]string{"default", "modelplane-triton", "modelplane-triton"})
+	assert.Equal(t, []string{"modelplane-triton"}, unknown)
+}

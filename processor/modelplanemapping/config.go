@@ -172,7 +172,7 @@ func (c *Config) Validate() error {
 		if err != nil {
 			errs = append(errs, err)
 		} else if _, unknown := cat.Select(c.Builtin.Names); len(unknown) > 0 {
-			errs = append(errs, fmt.Errorf("builtin: unknown mapping %q (want some of %v)", unknown[0], cat.Names()))
+			errs = append(errs, fmt.Errorf("builtin: unknown mapping %q (want %s or some of %v)", unknown[0], builtin.DefaultSet, cat.Names()))
 		}
 	}
 	for i, im := range c.Mappings {

@@ -59,7 +59,7 @@ func TestConfigErrors(t *testing.T) {
 	cases := map[string]string{
 		"badunit":              `config mappings[0]: MetricMapping "my-engine": metrics[0].fromUnit: unknown unit "Milisecond"`,
 		"misspelt":             `mappings[0].metrics[0]: unknown field "fromUnits" (want from, to, fromUnit, part, labels); mappings[0].metrics[0].labels[0]: unknown field "vaule" (want name, value, from, values)`,
-		"badbuiltin":           `builtin: unknown mapping "modelplane-nope" (want some of [modelplane-gateway modelplane-gpu modelplane-gpu-dcgm49 modelplane-picker modelplane-picker-legacy modelplane-sglang modelplane-vllm])`,
+		"badbuiltin":           `builtin: unknown mapping "modelplane-nope" (want default or some of [modelplane-gateway modelplane-gpu modelplane-gpu-dcgm49 modelplane-nim modelplane-picker modelplane-picker-legacy modelplane-sglang modelplane-vllm])`,
 		"badbuiltintype":       `builtin: want true, false or a list of mapping names, got 3`,
 		"badglob":              `mapping_files[0]: bad glob "/etc/[x.yaml"`,
 		"scrapefilterkeepsall": "scrape_filter: needs drop_unmapped: true",
