@@ -55,6 +55,14 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 		return nil
 	})
 	fs.BoolVar(&o.NoBuiltins, "no-builtins", false, "leave out Modelplane's built-in mappings")
+	fs.Func("builtin", "the built-in mappings to run, by name, comma-separated, as the processor's builtin list: default,modelplane-nim adds NIM's to those on by default (default: those on by default)", func(s string) error {
+		for _, n := range strings.Split(s, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				o.Builtin = append(o.Builtin, n)
+			}
+		}
+		return nil
+	})
 	fs.BoolVar(&o.ClusterMappings, "cluster", false, "also apply the cluster's MetricMapping objects, read from the API server as cluster_mappings reads them")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "the kubeconfig for --cluster (implies it; default $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&o.Job, "job", "preview", "the scrape job's name (the job label)")
@@ -70,6 +78,11 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 		}
 		sources = append(sources, fs.Arg(0))
 		args = fs.Args()[1:]
+	}
+	if o.NoBuiltins && len(o.Builtin) > 0 {
+		fmt.Fprintf(stderr, "preview: --no-builtins and --builtin %s contradict each other\n\n", strings.Join(o.Builtin, ","))
+		fs.Usage()
+		return 2
 	}
 	if len(sources) != 1 {
 		fmt.Fprintf(stderr, "preview: want one SOURCE, got %d\n\n", len(sources))

@@ -47,6 +47,9 @@ type Options struct {
 	MappingFiles []string
 	// NoBuiltins leaves out Modelplane's built-in mappings.
 	NoBuiltins bool
+	// Builtin names the built-in mappings to run, as the processor's builtin list takes them
+	// ("default" for those on by default); empty: those on by default.
+	Builtin []string
 	// Job is the scrape job's name, the series' job label.
 	Job string
 	// Labels are target labels, as Kubernetes relabelling gives a pod's target (namespace,
@@ -128,7 +131,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	cfgPath := filepath.Join(dir, "preview.yaml")
 	if err := writeConfig(cfgPath, map[string]any{
-		"Job": o.Job, "Target": served.Addr().String(), "Labels": labels, "Builtins": !o.NoBuiltins,
+		"Job": o.Job, "Target": served.Addr().String(), "Labels": labels, "Builtins": builtinValue(o),
 		"MappingFiles": files, "Exporter": exporter, "Telemetry": telemetry,
 		"Cluster": o.ClusterMappings || kubeconfig != "", "Kubeconfig": kubeconfig,
 		"Limits": defaultconfig.ScrapeLimits(),
@@ -173,6 +176,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	notes = append(notes, idleMappingNotes(page, o, counts["mapped"])...)
 	return &Result{Page: body.data, In: counts["in"], Mapped: counts["mapped"], Dropped: counts["dropped"], Notes: notes}, nil
 }
 
@@ -241,6 +245,21 @@ service:
       processors: [modelplane_mapping, batch]
       exporters: [prometheus]
 `))
+
+// builtinValue is the processor's builtin setting for o, as YAML.
+func builtinValue(o Options) string {
+	if o.NoBuiltins {
+		return "false"
+	}
+	if len(o.Builtin) == 0 {
+		return "true"
+	}
+	quoted := make([]string, len(o.Builtin))
+	for i, n := range o.Builtin {
+		quoted[i] = strconv.Quote(n)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}
 
 func writeConfig(path string, values map[string]any) error {
 	var cfg bytes.Buffer

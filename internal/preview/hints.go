@@ -1,0 +1,77 @@
+package preview
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
+)
+
+// idleMappingNotes name the built-in mappings that are not running and read metrics of a page
+// no running mapping read: an engine whose mapping is off by default (NIM's unprefixed names)
+// would otherwise preview as an empty page, without a word on why. A page that some running
+// mapping reads gets no such note: the endpoint picker's page holds the legacy family too, and
+// running both would count twice.
+func idleMappingNotes(page []byte, o Options, mapped int64) []string {
+	if mapped > 0 || o.NoBuiltins {
+		return nil
+	}
+	cat, err := builtin.Load()
+	if err != nil {
+		return nil
+	}
+	running := map[string]bool{}
+	selected, _ := cat.Select(o.Builtin)
+	if len(o.Builtin) == 0 {
+		selected, _ = cat.Select(nil)
+	}
+	for _, m := range selected {
+		running[m.Name] = true
+	}
+	names := sampleNames(page)
+	var notes []string
+	for _, m := range cat.Mappings {
+		if running[m.Name] {
+			continue
+		}
+		read := 0
+		for _, e := range m.Metrics {
+			for _, suffix := range []string{"", "_bucket", "_count", "_sum", "_total"} {
+				if names[e.From+suffix] {
+					read++
+					break
+				}
+			}
+		}
+		if read == 0 {
+			continue
+		}
+		selection := append(append([]string(nil), o.Builtin...), m.Name)
+		if len(o.Builtin) == 0 {
+			selection = []string{builtin.DefaultSet, m.Name}
+		}
+		notes = append(notes, fmt.Sprintf("no running mapping reads this page, but the built-in %s (off by default) reads %d of its metrics: --builtin %s runs it",
+			m.Name, read, strings.Join(selection, ",")))
+	}
+	return notes
+}
+
+// sampleNames are the metric names of a page's sample lines, in the text format or
+// OpenMetrics.
+func sampleNames(page []byte) map[string]bool {
+	names := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(page))
+	sc.Buffer(make([]byte, 0, 64*1024), len(page)+1)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		if end := bytes.IndexAny(line, "{ \t"); end > 0 {
+			names[string(line[:end])] = true
+		}
+	}
+	return names
+}
