@@ -105,6 +105,30 @@ func TestPreviewOfAFile(t *testing.T) {
 	assert.Contains(t, piped, `instance="stdin"`)
 }
 
+// A NIM's page, whose unprefixed names only the off-by-default modelplane-nim reads: the
+// default preview is empty and its note says how to run that mapping; --builtin does, and
+// contradicting --no-builtins is a usage error.
+func TestPreviewOfANIMPage(t *testing.T) {
+	page := filepath.Join(repoRoot(), "processor", "modelplanemapping", "testdata", "pages", "nim-llm.prom")
+	out, errOut, code := preview(t, page)
+	require.Zero(t, code, errOut)
+	for s := range pageSeries(t, out) {
+		assert.NotContains(t, s, "modelplane_")
+	}
+	assert.Contains(t, errOut, "note: no running mapping reads this page, but the built-in modelplane-nim (off by default) reads 10 of its metrics: --builtin default,modelplane-nim runs it\n")
+
+	out, errOut, code = preview(t, "--builtin", "default,modelplane-nim", "--label", "replica=llama-0", page)
+	require.Zero(t, code, errOut)
+	series := pageSeries(t, out, "instance", "job", "service_instance_id", "service_name", "model_name")
+	assert.Equal(t, "3", series["modelplane_requests_running{replica=llama-0}"])
+	assert.Equal(t, "1512", series["modelplane_responses_total{reason=stop,replica=llama-0}"])
+	assert.NotContains(t, errOut, "note:")
+
+	_, errOut, code = preview(t, "--no-builtins", "--builtin", "modelplane-nim", page)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "preview: --no-builtins and --builtin modelplane-nim contradict each other")
+}
+
 // A user's own mapping on their engine's page: the millisecond histogram comes out in
 // seconds with the bounds an engine reporting seconds would publish.
 func TestPreviewOfAUserMapping(t *testing.T) {
