@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
+	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
 
@@ -255,6 +256,38 @@ func TestEmbeddedDefaultWithoutSomeTargets(t *testing.T) {
 	assert.Contains(t, out, `"jobName": "vllm"`)
 	assert.NotContains(t, out, `"jobName": "sglang"`)
 	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"))
+}
+
+// A host running NVIDIA NIM for LLMs: MODELPLANE_NIM_TARGET names it (on vLLM's port, so the
+// vLLM job is none), and the default reads its /v1/metrics with the modelplane-nim mapping,
+// as any other engine's series, labelled engine nim.
+func TestEmbeddedDefaultWithANIM(t *testing.T) {
+	e, err := demofleet.NewEngine("nim", "127.0.0.1:0", filepath.Join(repoRoot(), "processor", "modelplanemapping", "testdata", "pages", "nim-llm.prom"))
+	require.NoError(t, err)
+	e.Path, e.OpenMetrics = "/v1/metrics", true
+	require.NoError(t, e.Start())
+	t.Cleanup(func() { _ = e.Stop() })
+	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
+	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_NIM_TARGET="+e.Addr, "MODELPLANE_VLLM_TARGET=none",
+		"MODELPLANE_SGLANG_TARGET=none", "MODELPLANE_DCGM_EXPORTER_TARGET=none", "MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint,
+		"MODELPLANE_TELEMETRY_ENDPOINT="+telemetry, "MODELPLANE_SCRAPE_INTERVAL=1s", "NODE_NAME=gpu-1"), collectorBin)
+	var lines []string
+	eventually(t, "the NIM's series", func() bool {
+		lines = servedLines(t, endpoint)
+		return count(lines, "modelplane_responses_total{") == 2
+	})
+	for _, l := range lines {
+		if strings.HasPrefix(l, "modelplane_requests_running{") {
+			assert.Contains(t, l, `engine="nim"`)
+			assert.Contains(t, l, `replica="nim"`)
+			assert.Contains(t, l, `model_name="meta/llama-3.1-8b-instruct"`)
+			assert.True(t, strings.HasSuffix(l, " 3"), l)
+		}
+	}
+	assert.Equal(t, 1, count(lines, "modelplane_kv_cache_utilization_ratio{"))
+	assert.Equal(t, 2, count(lines, "modelplane_tokens_total{"))
+	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"))
+	assert.Contains(t, col.out.String(), `"jobName": "nim"`)
 }
 
 // runToExit runs the collector with env added to this process's environment and returns its

@@ -25,6 +25,8 @@ type variable struct {
 var variables = []variable{
 	{"MODELPLANE_VLLM_TARGET", "127.0.0.1:8000", orNone(targets), false},
 	{"MODELPLANE_SGLANG_TARGET", "127.0.0.1:30000", orNone(targets), false},
+	// NIM serves on vLLM's port 8000, so its job is one a host asks for.
+	{"MODELPLANE_NIM_TARGET", none, orNone(targets), false},
 	{"MODELPLANE_DCGM_EXPORTER_TARGET", "127.0.0.1:9400", orNone(target), false},
 	{"MODELPLANE_PROMETHEUS_ENDPOINT", "127.0.0.1:9464", listenAddress, false},
 	{telemetryVariable, "127.0.0.1:8888", listenAddress, false},

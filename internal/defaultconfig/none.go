@@ -14,6 +14,7 @@ const none = "none"
 var targetJobs = map[string]string{
 	"MODELPLANE_VLLM_TARGET":          "vllm",
 	"MODELPLANE_SGLANG_TARGET":        "sglang",
+	"MODELPLANE_NIM_TARGET":           "nim",
 	"MODELPLANE_DCGM_EXPORTER_TARGET": "dcgm-exporter",
 }
 
@@ -27,13 +28,14 @@ func orNone(check func(string) error) func(string) error {
 	}
 }
 
-// leaveOut removes from raw, the default as parsed, the jobs whose variable says none.
+// leaveOut removes from raw, the default as parsed, the jobs whose variable says none, or
+// whose variable is unset and defaults to none (NIM's).
 // Without a dcgm-exporter the GPU receiver has nothing to defer to and reads the GPUs itself;
 // with no job left, the Prometheus receiver goes too (it refuses to start without one).
 func leaveOut(raw map[string]any, lookup func(string) (string, bool)) error {
 	off := map[string]bool{}
 	for variable, job := range targetJobs {
-		if v, ok := lookup(variable); ok && v == none {
+		if valueOf(variable, lookup) == none {
 			off[job] = true
 		}
 	}

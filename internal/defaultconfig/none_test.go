@@ -49,3 +49,26 @@ func TestNoneLeavesAJobOut(t *testing.T) {
 	assert.EqualError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_SGLANG_TARGET": "None"})),
 		`MODELPLANE_SGLANG_TARGET="None": not host:port, such as 127.0.0.1:8000 (no scheme, no path); several are separated by commas`)
 }
+
+// NIM's job runs only when MODELPLANE_NIM_TARGET names a target: it serves on vLLM's port, so
+// a default one would scrape a vLLM's port for a page at /v1/metrics. Named, it reads
+// /v1/metrics, and a list spreads into replicas as vLLM's does.
+func TestNIMJobWhenAsked(t *testing.T) {
+	assert.NotContains(t, jobNames(defaultWith(t, nil)), "nim")
+
+	conf := defaultWith(t, map[string]string{"MODELPLANE_NIM_TARGET": "127.0.0.1:8000", "MODELPLANE_VLLM_TARGET": "none"})
+	assert.Equal(t, []string{"sglang", "nim", "dcgm-exporter"}, jobNames(conf))
+	nim := conf.Get("receivers::prometheus::config::scrape_configs").([]any)[1].(map[string]any)
+	assert.Equal(t, "/v1/metrics", nim["metrics_path"])
+	assert.Equal(t, []any{"default", "modelplane-nim"}, conf.Get("processors::modelplane_mapping::builtin"))
+
+	conf = defaultWith(t, map[string]string{"MODELPLANE_NIM_TARGET": "127.0.0.1:8000,127.0.0.1:8001"})
+	nim = conf.Get("receivers::prometheus::config::scrape_configs").([]any)[2].(map[string]any)
+	require.Equal(t, "nim", nim["job_name"])
+	statics := nim["static_configs"].([]any)
+	require.Len(t, statics, 2)
+	assert.Equal(t, "nim-8001", statics[1].(map[string]any)["labels"].(map[string]any)["replica"])
+
+	assert.EqualError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_NIM_TARGET": "http://127.0.0.1:8000/v1/metrics"})),
+		`MODELPLANE_NIM_TARGET="http://127.0.0.1:8000/v1/metrics": not host:port, such as 127.0.0.1:8000 (no scheme, no path); several are separated by commas`)
+}

@@ -28,6 +28,10 @@ type Engine struct {
 	// vLLM and SGLang (Python's prometheus_client) do; the text format otherwise.
 	OpenMetrics bool
 
+	// Path, when set before Start, is where the page is served; by default /metrics (NVIDIA
+	// NIM serves /v1/metrics).
+	Path string
+
 	mu    sync.Mutex
 	round int
 	srv   *http.Server
@@ -52,7 +56,11 @@ func (e *Engine) Start() error {
 	e.ln = ln
 	e.Addr = ln.Addr().String()
 	mux := http.NewServeMux()
-	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+	path := e.Path
+	if path == "" {
+		path = "/metrics"
+	}
+	mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 		e.mu.Lock()
 		body := e.page.Render(e.round)
 		e.round++
@@ -124,7 +132,7 @@ func (e *Engine) Stop() error {
 // SpeaksOpenMetrics says whether the engine of a job serves /metrics through Python's
 // prometheus_client, which answers in OpenMetrics when the scraper asks: vLLM and SGLang. The
 // others (dcgm-exporter, the gateway, the endpoint picker) always answer in the text format.
-func SpeaksOpenMetrics(job string) bool { return job == "vllm" || job == "sglang" }
+func SpeaksOpenMetrics(job string) bool { return job == "vllm" || job == "sglang" || job == "nim" }
 
 // DefaultFleet is the engines of `make run`, at the addresses of the embedded default.
 func DefaultFleet(expositionDir string) ([]*Engine, error) {
