@@ -58,6 +58,9 @@ func checkEnv(lookup func(string) (string, bool)) error {
 		if err := oneListenerEach(lookup); err != nil {
 			errs = append(errs, err)
 		}
+		if err := oneJobPerTarget(lookup); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -74,6 +77,47 @@ func oneListenerEach(lookup func(string) (string, bool)) error {
 		return nil
 	}
 	return fmt.Errorf("%s=%q and %s=%q share port %s: the series and the collector's own metrics each need an address of their own", series, a, telemetryVariable, b, portA)
+}
+
+// oneJobPerTarget refuses one address named by two target variables. The likely case is a
+// NIM named at 127.0.0.1:8000 with the vLLM job left at its default, the same port: the vLLM
+// job then fails every scrape of NIM's /metrics, or reads the NIM a second time as a vLLM.
+func oneJobPerTarget(lookup func(string) (string, bool)) error {
+	named := map[string]string{} // address -> the variable naming it
+	for _, v := range variables {
+		if _, isTarget := targetJobs[v.name]; !isTarget {
+			continue
+		}
+		val := valueOf(v.name, lookup)
+		if val == none {
+			continue
+		}
+		for _, addr := range splitTargets(val) {
+			first, taken := named[addr]
+			if !taken {
+				named[addr] = v.name
+				continue
+			}
+			return fmt.Errorf("%s and %s both name %s: a target is one engine, read by one job; set the other to its own address, or to none%s",
+				describe(first, lookup), describe(v.name, lookup), addr, nimHint(first, v.name))
+		}
+	}
+	return nil
+}
+
+// describe names a variable, saying so where its value is the default.
+func describe(name string, lookup func(string) (string, bool)) string {
+	if _, set := lookup(name); set {
+		return name
+	}
+	return name + " (unset: its default)"
+}
+
+func nimHint(a, b string) string {
+	if (a == "MODELPLANE_VLLM_TARGET" && b == "MODELPLANE_NIM_TARGET") || (a == "MODELPLANE_NIM_TARGET" && b == "MODELPLANE_VLLM_TARGET") {
+		return " (a host running NIM on port 8000 sets MODELPLANE_VLLM_TARGET=none)"
+	}
+	return ""
 }
 
 // valueOf is a variable's value, or its default where it is unset.

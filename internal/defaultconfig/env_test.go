@@ -115,3 +115,16 @@ func TestDocuments(t *testing.T) {
 	_, err = provider{}.Retrieve(context.Background(), "modelplane:remote_write", nil)
 	assert.EqualError(t, err, `"modelplane:remote_write": the modelplane scheme serves modelplane:default, modelplane:otlp, modelplane:remote-write`)
 }
+
+// Two target variables naming one address: refused, naming both and saying which is a
+// default. A NIM on port 8000 with the vLLM job left as it is was the likely case: the vLLM
+// job failed every scrape of NIM's port, or read the NIM again as a vLLM.
+func TestOneJobPerTarget(t *testing.T) {
+	assert.EqualError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_NIM_TARGET": "127.0.0.1:8000"})),
+		"MODELPLANE_VLLM_TARGET (unset: its default) and MODELPLANE_NIM_TARGET both name 127.0.0.1:8000: a target is one engine, read by one job; set the other to its own address, or to none (a host running NIM on port 8000 sets MODELPLANE_VLLM_TARGET=none)")
+	assert.EqualError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_SGLANG_TARGET": "127.0.0.1:8001,127.0.0.1:8000"})),
+		"MODELPLANE_VLLM_TARGET (unset: its default) and MODELPLANE_SGLANG_TARGET both name 127.0.0.1:8000: a target is one engine, read by one job; set the other to its own address, or to none")
+	require.NoError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_NIM_TARGET": "127.0.0.1:8000", "MODELPLANE_VLLM_TARGET": "none"})))
+	require.NoError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_NIM_TARGET": "127.0.0.1:8001"})))
+	require.NoError(t, checkEnv(lookupOf(nil)))
+}

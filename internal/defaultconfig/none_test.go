@@ -62,8 +62,8 @@ func TestNIMJobWhenAsked(t *testing.T) {
 	assert.Equal(t, "/v1/metrics", nim["metrics_path"])
 	assert.Equal(t, []any{"default", "modelplane-nim"}, conf.Get("processors::modelplane_mapping::builtin"))
 
-	conf = defaultWith(t, map[string]string{"MODELPLANE_NIM_TARGET": "127.0.0.1:8000,127.0.0.1:8001"})
-	nim = conf.Get("receivers::prometheus::config::scrape_configs").([]any)[2].(map[string]any)
+	conf = defaultWith(t, map[string]string{"MODELPLANE_NIM_TARGET": "127.0.0.1:8000,127.0.0.1:8001", "MODELPLANE_VLLM_TARGET": "none"})
+	nim = conf.Get("receivers::prometheus::config::scrape_configs").([]any)[1].(map[string]any)
 	require.Equal(t, "nim", nim["job_name"])
 	statics := nim["static_configs"].([]any)
 	require.Len(t, statics, 2)
