@@ -99,63 +99,66 @@ func TestCatalogOnTheSharedPages(t *testing.T) {
 func TestCatalogOnANIMPage(t *testing.T) {
 	page, err := filepath.Abs(filepath.Join("testdata", "pages", "nim-llm.prom"))
 	require.NoError(t, err)
-	in, err := scrapetest.Scrape(context.Background(), []scrapetest.Target{{Job: "nim", File: page, Labels: map[string]string{
+	nim := []scrapetest.Target{{Job: "nim", File: page, Labels: map[string]string{
 		"namespace": "inference", "deployment": "llama", "replica": "llama-0", "engine": "nim", "role": "unified",
-	}}})
-	require.NoError(t, err)
+	}}}
+	scrapetest.InBothFormats(t, nim, func(t *testing.T, nim []scrapetest.Target) {
+		in, err := scrapetest.Scrape(context.Background(), nim)
+		require.NoError(t, err)
 
-	untouched := pmetric.NewMetrics()
-	in.CopyTo(untouched) // the processor maps in place
-	assert.Zero(t, runOnce(t, createDefaultConfig(), untouched).DataPointCount(), "off by default")
+		untouched := pmetric.NewMetrics()
+		in.CopyTo(untouched) // the processor maps in place
+		assert.Zero(t, runOnce(t, createDefaultConfig(), untouched).DataPointCount(), "off by default")
 
-	cfg := createDefaultConfig()
-	cfg.Builtin = BuiltinSelection{Enabled: true, Names: []string{"default", "modelplane-nim"}}
-	require.NoError(t, cfg.Validate())
-	out := runOnce(t, cfg, in)
-	require.Equal(t, 1, out.ResourceMetrics().Len())
-	rm := out.ResourceMetrics().At(0)
-	engine, _ := rm.Resource().Attributes().Get("engine")
-	assert.Equal(t, "nim", engine.Str())
-	// A rename does not merge: each source stays a metric of its own under the target's
-	// name, as under the reference (the two token counters are two modelplane_tokens_total).
-	got := map[string]pmetric.Metric{}
-	all := map[string][]pmetric.Metric{}
-	ms := rm.ScopeMetrics().At(0).Metrics()
-	for i := range ms.Len() {
-		got[ms.At(i).Name()] = ms.At(i)
-		all[ms.At(i).Name()] = append(all[ms.At(i).Name()], ms.At(i))
-	}
-	assert.ElementsMatch(t, []string{
-		"modelplane_kv_cache_utilization_ratio",
-		"modelplane_request_duration_seconds",
-		"modelplane_request_input_tokens",
-		"modelplane_request_output_tokens",
-		"modelplane_request_ttft_seconds",
-		"modelplane_requests_running",
-		"modelplane_requests_waiting",
-		"modelplane_responses_total",
-		"modelplane_tokens_total",
-	}, slices.Collect(maps.Keys(got)))
-
-	assert.Equal(t, 3.0, got["modelplane_requests_running"].Gauge().DataPoints().At(0).DoubleValue())
-	assert.Equal(t, 0.4219, got["modelplane_kv_cache_utilization_ratio"].Gauge().DataPoints().At(0).DoubleValue())
-	ttft := got["modelplane_request_ttft_seconds"].Histogram().DataPoints().At(0)
-	assert.Equal(t, uint64(1800), ttft.Count())
-	assert.Equal(t, "s", got["modelplane_request_ttft_seconds"].Unit())
-	byAttr := func(name, key string) map[string]float64 {
-		out := map[string]float64{}
-		for _, m := range all[name] {
-			dps := m.Sum().DataPoints()
-			for i := range dps.Len() {
-				v, _ := dps.At(i).Attributes().Get(key)
-				out[v.Str()] = dps.At(i).DoubleValue()
-			}
+		cfg := createDefaultConfig()
+		cfg.Builtin = BuiltinSelection{Enabled: true, Names: []string{"default", "modelplane-nim"}}
+		require.NoError(t, cfg.Validate())
+		out := runOnce(t, cfg, in)
+		require.Equal(t, 1, out.ResourceMetrics().Len())
+		rm := out.ResourceMetrics().At(0)
+		engine, _ := rm.Resource().Attributes().Get("engine")
+		assert.Equal(t, "nim", engine.Str())
+		// A rename does not merge: each source stays a metric of its own under the target's
+		// name, as under the reference (the two token counters are two modelplane_tokens_total).
+		got := map[string]pmetric.Metric{}
+		all := map[string][]pmetric.Metric{}
+		ms := rm.ScopeMetrics().At(0).Metrics()
+		for i := range ms.Len() {
+			got[ms.At(i).Name()] = ms.At(i)
+			all[ms.At(i).Name()] = append(all[ms.At(i).Name()], ms.At(i))
 		}
-		return out
-	}
-	assert.Equal(t, map[string]float64{"input": 1283744, "output": 402771}, byAttr("modelplane_tokens_total", "direction"))
-	assert.Equal(t, map[string]float64{"stop": 1512, "length": 288}, byAttr("modelplane_responses_total", "reason"))
-	assert.Equal(t, "model_name", firstPointKeys(got["modelplane_requests_running"]), "NIM's own label stays")
+		assert.ElementsMatch(t, []string{
+			"modelplane_kv_cache_utilization_ratio",
+			"modelplane_request_duration_seconds",
+			"modelplane_request_input_tokens",
+			"modelplane_request_output_tokens",
+			"modelplane_request_ttft_seconds",
+			"modelplane_requests_running",
+			"modelplane_requests_waiting",
+			"modelplane_responses_total",
+			"modelplane_tokens_total",
+		}, slices.Collect(maps.Keys(got)))
+
+		assert.Equal(t, 3.0, got["modelplane_requests_running"].Gauge().DataPoints().At(0).DoubleValue())
+		assert.Equal(t, 0.4219, got["modelplane_kv_cache_utilization_ratio"].Gauge().DataPoints().At(0).DoubleValue())
+		ttft := got["modelplane_request_ttft_seconds"].Histogram().DataPoints().At(0)
+		assert.Equal(t, uint64(1800), ttft.Count())
+		assert.Equal(t, "s", got["modelplane_request_ttft_seconds"].Unit())
+		byAttr := func(name, key string) map[string]float64 {
+			out := map[string]float64{}
+			for _, m := range all[name] {
+				dps := m.Sum().DataPoints()
+				for i := range dps.Len() {
+					v, _ := dps.At(i).Attributes().Get(key)
+					out[v.Str()] = dps.At(i).DoubleValue()
+				}
+			}
+			return out
+		}
+		assert.Equal(t, map[string]float64{"input": 1283744, "output": 402771}, byAttr("modelplane_tokens_total", "direction"))
+		assert.Equal(t, map[string]float64{"stop": 1512, "length": 288}, byAttr("modelplane_responses_total", "reason"))
+		assert.Equal(t, "model_name", firstPointKeys(got["modelplane_requests_running"]), "NIM's own label stays")
+	})
 
 	// The scrape filter keeps NIM's lines only where the mapping is selected.
 	filtered := func(builtin any) []string {
