@@ -501,6 +501,46 @@ func TestStandaloneSecondEngine(t *testing.T) {
 	})
 }
 
+// The shipped config's NIM job, uncommented as its comment says (and modelplane-nim added to
+// the built-ins): the NIM is read at /v1/metrics beside the vLLM, as an engine of its own.
+func TestStandaloneNIM(t *testing.T) {
+	nim, err := demofleet.NewEngine("nim", "127.0.0.1:0", filepath.Join(repoRoot(), "processor", "modelplanemapping", "testdata", "pages", "nim-llm.prom"))
+	require.NoError(t, err)
+	nim.Path, nim.OpenMetrics = "/v1/metrics", true
+	require.NoError(t, nim.Start())
+	t.Cleanup(func() { _ = nim.Stop() })
+	path, endpoint := standaloneConfig(t, func(cfg string) string {
+		cfg = uncommentBlock(t, cfg, "- job_name")
+		// The example names NIM at vLLM's port, which the test's vLLM holds.
+		nimEntry := regexp.MustCompile(`targets: \["[^"]+"\]\n(\s+)labels: \{engine: nim,`)
+		require.Len(t, nimEntry.FindAllString(cfg, -1), 1)
+		cfg = nimEntry.ReplaceAllString(cfg, `targets: ["`+nim.Addr+`"]`+"\n${1}labels: {engine: nim,")
+		require.Equal(t, 1, strings.Count(cfg, "    builtin: true\n"))
+		return strings.Replace(cfg, "    builtin: true\n", "    builtin: [default, modelplane-nim]\n", 1)
+	})
+	env := append(os.Environ(), "HOSTNAME=h1")
+	cmd := exec.Command(collectorBin, "validate", "--config="+path)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	startWithEnv(t, env, collectorBin, "--config="+path)
+	running := map[string]string{}
+	eventually(t, "the NIM's and the vLLM's series", func() bool {
+		for _, line := range servedLines(t, endpoint) {
+			if strings.HasPrefix(line, "modelplane_requests_running{") {
+				for _, e := range []string{"nim", "vllm"} {
+					if strings.Contains(line, `engine="`+e+`"`) {
+						running[e] = line
+					}
+				}
+			}
+		}
+		return len(running) == 2
+	})
+	assert.Contains(t, running["nim"], `replica="h1-nim"`)
+	assert.True(t, strings.HasSuffix(running["nim"], "} 3"), running["nim"])
+}
+
 // uncommentBlock does what the shipped config's comments ask of a user: it uncomments the
 // commented YAML block that starts with `# key:`, that line and the lines under it, indented
 // deeper. A block inside it stays commented until uncommented by its own key.
