@@ -262,11 +262,7 @@ func TestEmbeddedDefaultWithoutSomeTargets(t *testing.T) {
 // vLLM job is none), and the default reads its /v1/metrics with the modelplane-nim mapping,
 // as any other engine's series, labelled engine nim.
 func TestEmbeddedDefaultWithANIM(t *testing.T) {
-	e, err := demofleet.NewEngine("nim", "127.0.0.1:0", filepath.Join(repoRoot(), "processor", "modelplanemapping", "testdata", "pages", "nim-llm.prom"))
-	require.NoError(t, err)
-	e.Path, e.OpenMetrics = "/v1/metrics", true
-	require.NoError(t, e.Start())
-	t.Cleanup(func() { _ = e.Stop() })
+	e := startNIM(t)
 	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
 	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_NIM_TARGET="+e.Addr, "MODELPLANE_VLLM_TARGET=none",
 		"MODELPLANE_SGLANG_TARGET=none", "MODELPLANE_DCGM_EXPORTER_TARGET=none", "MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint,
@@ -288,6 +284,18 @@ func TestEmbeddedDefaultWithANIM(t *testing.T) {
 	assert.Equal(t, 2, count(lines, "modelplane_tokens_total{"))
 	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"))
 	assert.Contains(t, col.out.String(), `"jobName": "nim"`)
+}
+
+// startNIM serves the NIM page written for the catalog's test as a NIM does: at /v1/metrics,
+// in OpenMetrics when asked.
+func startNIM(t *testing.T) *demofleet.Engine {
+	t.Helper()
+	e, err := demofleet.NewEngine("nim", "127.0.0.1:0", filepath.Join(repoRoot(), "processor", "modelplanemapping", "testdata", "pages", "nim-llm.prom"))
+	require.NoError(t, err)
+	e.Path, e.OpenMetrics = "/v1/metrics", demofleet.SpeaksOpenMetrics("nim")
+	require.NoError(t, e.Start())
+	t.Cleanup(func() { _ = e.Stop() })
+	return e
 }
 
 // runToExit runs the collector with env added to this process's environment and returns its
@@ -504,11 +512,7 @@ func TestStandaloneSecondEngine(t *testing.T) {
 // The shipped config's NIM job, uncommented as its comment says (and modelplane-nim added to
 // the built-ins): the NIM is read at /v1/metrics beside the vLLM, as an engine of its own.
 func TestStandaloneNIM(t *testing.T) {
-	nim, err := demofleet.NewEngine("nim", "127.0.0.1:0", filepath.Join(repoRoot(), "processor", "modelplanemapping", "testdata", "pages", "nim-llm.prom"))
-	require.NoError(t, err)
-	nim.Path, nim.OpenMetrics = "/v1/metrics", true
-	require.NoError(t, nim.Start())
-	t.Cleanup(func() { _ = nim.Stop() })
+	nim := startNIM(t)
 	path, endpoint := standaloneConfig(t, func(cfg string) string {
 		cfg = uncommentBlock(t, cfg, "- job_name")
 		// The example names NIM at vLLM's port, which the test's vLLM holds.

@@ -186,12 +186,12 @@ func decodeDocument(source, at string, node *yaml.Node, lines bool) (MetricMappi
 			}
 		}
 	}
-	if len(errs) > 0 && !lines {
-		for _, fe := range errs {
-			fe.Line = 0
-		}
-	}
 	if len(errs) > 0 {
+		if !lines {
+			for _, fe := range errs {
+				fe.Line = 0
+			}
+		}
 		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
 		return MetricMapping{}, "", &Error{Source: source, Name: head.Metadata.Name, label: label, Errs: errs}
 	}

@@ -16,7 +16,8 @@ import (
 // metricmapping.Entry`, and counts lines in a re-encoded copy of the document, not in the file.
 func UnknownFields(node *yaml.Node, t reflect.Type, at string, lines bool) []string {
 	var out []string
-	for _, fe := range unknownFieldErrors(node, t, at) {
+	errs, _ := unknownFieldsIn(node, t, at)
+	for _, fe := range errs {
 		if !lines {
 			fe.Line = 0
 		}
@@ -25,13 +26,8 @@ func UnknownFields(node *yaml.Node, t reflect.Type, at string, lines bool) []str
 	return out
 }
 
-// unknownFieldErrors is UnknownFields as field errors, each with its key's line.
-func unknownFieldErrors(node *yaml.Node, t reflect.Type, at string) []*FieldError {
-	errs, _ := unknownFieldsIn(node, t, at)
-	return errs
-}
-
-// unknownFieldsIn is unknownFieldErrors, and the mappings that hold the unknown keys.
+// unknownFieldsIn is UnknownFields as field errors, each with its key's line, and the mappings
+// that hold the unknown keys.
 func unknownFieldsIn(node *yaml.Node, t reflect.Type, at string) ([]*FieldError, map[*yaml.Node]bool) {
 	holders := map[*yaml.Node]bool{}
 	var out []*FieldError

@@ -23,10 +23,7 @@ func idleMappingNotes(page []byte, o Options, mapped int64) []string {
 		return nil
 	}
 	running := map[string]bool{}
-	selected, _ := cat.Select(o.Builtin)
-	if len(o.Builtin) == 0 {
-		selected, _ = cat.Select(nil)
-	}
+	selected, _ := cat.Select(o.Builtin) // nil: those on by default
 	for _, m := range selected {
 		running[m.Name] = true
 	}
