@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
@@ -71,4 +73,46 @@ func sampleNames(page []byte) map[string]bool {
 		}
 	}
 	return names
+}
+
+// pageEngineLabel matches the engine label of an exporter page's series.
+var pageEngineLabel = regexp.MustCompile(`[{,]engine="([^"]*)"`)
+
+// engineLabelNote explains an engine label that the page itself sets, when no --label engine
+// displaces it. vLLM labels its series with its engine's index (engine="0"); every shipped
+// engine job sets engine to the engine's kind, which moves the page's value to engine_index,
+// so a preview without that label shows a value no deployed collector delivers as engine.
+func engineLabelNote(page, out []byte, o Options) []string {
+	if _, ok := o.Labels["engine"]; ok {
+		return nil
+	}
+	var values []string
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		if !bytes.HasPrefix(line, []byte("modelplane_")) {
+			continue
+		}
+		if m := pageEngineLabel.FindSubmatch(line); m != nil && !slices.Contains(values, string(m[1])) {
+			values = append(values, string(m[1]))
+		}
+	}
+	if len(values) == 0 {
+		return nil
+	}
+	kind := "KIND"
+	for name := range sampleNames(page) {
+		if prefix, _, ok := strings.Cut(name, ":"); ok && (prefix == "vllm" || prefix == "sglang") {
+			kind = prefix
+			break
+		}
+	}
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		quoted[i] = fmt.Sprintf("engine=%q", v)
+	}
+	what := ""
+	if kind == "vllm" {
+		what = " (vLLM's engine index)"
+	}
+	return []string{fmt.Sprintf("the page labels its series %s itself%s, shown here as engine; a collector's engine job sets engine to the engine's kind and delivers the page's value as engine_index: --label engine=%s shows that",
+		strings.Join(quoted, ", "), what, kind)}
 }

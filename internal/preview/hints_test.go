@@ -35,3 +35,22 @@ func TestSampleNames(t *testing.T) {
 	page := "# HELP a_total x\n# TYPE a_total counter\na_total{x=\"1\"} 1\nb 2\n  c_bucket{le=\"1\"} 3\n\n# EOF\n"
 	assert.Equal(t, map[string]bool{"a_total": true, "b": true, "c_bucket": true}, sampleNames([]byte(page)))
 }
+
+// vLLM's own engine label (its engine index) shows as engine in a preview without
+// --label engine; the note says what a deployed engine job delivers instead. With the label
+// given, or with no engine label on the output, there is no note.
+func TestEngineLabelNote(t *testing.T) {
+	vllm, err := os.ReadFile(filepath.Join("..", "..", "testdata", "exposition", "vllm.prom"))
+	require.NoError(t, err)
+	out := []byte("# TYPE modelplane_requests_waiting gauge\n" +
+		`modelplane_requests_waiting{engine="0",instance="vllm.prom",job="preview",model_name="m"} 2` + "\n" +
+		`modelplane_requests_running{engine="1",model_name="m"} 1` + "\n" +
+		`modelplane_requests_running{engine="0",model_name="m"} 1` + "\n" +
+		`target_info{engine="x",instance="vllm.prom"} 1` + "\n")
+	assert.Equal(t, []string{`the page labels its series engine="0", engine="1" itself (vLLM's engine index), shown here as engine; a collector's engine job sets engine to the engine's kind and delivers the page's value as engine_index: --label engine=vllm shows that`},
+		engineLabelNote(vllm, out, Options{}))
+	assert.Empty(t, engineLabelNote(vllm, out, Options{Labels: map[string]string{"engine": "vllm"}}))
+	assert.Empty(t, engineLabelNote(vllm, []byte(`modelplane_requests_waiting{engine_index="0",model_name="m"} 2`+"\n"), Options{}))
+	assert.Equal(t, []string{`the page labels its series engine="a" itself, shown here as engine; a collector's engine job sets engine to the engine's kind and delivers the page's value as engine_index: --label engine=KIND shows that`},
+		engineLabelNote([]byte("my_queue 1\n"), []byte(`modelplane_requests_waiting{engine="a"} 1`+"\n"), Options{}), "an engine of no known prefix")
+}

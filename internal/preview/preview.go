@@ -73,7 +73,8 @@ type Result struct {
 	In, Mapped, Dropped int64
 	// Notes are the mapping entries that an earlier entry overrides (a built-in's source
 	// mapped to another name, a source converted twice): the page shows their effect, and
-	// each note says why.
+	// each note says why; and what the page alone cannot show: an off-by-default built-in
+	// that would read it, an engine label of the page's own that a deployed job displaces.
 	Notes []string
 }
 
@@ -177,6 +178,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	notes = append(notes, idleMappingNotes(page, o, counts["mapped"])...)
+	notes = append(notes, engineLabelNote(page, body.data, o)...)
 	return &Result{Page: body.data, In: counts["in"], Mapped: counts["mapped"], Dropped: counts["dropped"], Notes: notes}, nil
 }
 
