@@ -240,15 +240,20 @@ func TestEmbeddedDefaultNamesATakenPort(t *testing.T) {
 // MODELPLANE_DCGM_EXPORTER_TARGET=none leave those jobs out, so the log is not a failed scrape
 // of each every interval (before, none was refused as not host:port, and the jobs could only
 // be left out with a config file of one's own), and the GPU receiver has no exporter to defer
-// to.
+// to. NODE_NAME set but empty asks for no node label, as the default's header says (the
+// collector did not start: the resource processor refused the node action without a value).
 func TestEmbeddedDefaultWithoutSomeTargets(t *testing.T) {
 	vllm := startEngine(t, "vllm", "vllm.prom", nil)
 	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
 	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_SGLANG_TARGET=none",
 		"MODELPLANE_DCGM_EXPORTER_TARGET=none", "MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint,
-		"MODELPLANE_TELEMETRY_ENDPOINT="+telemetry, "MODELPLANE_SCRAPE_INTERVAL=1s"), collectorBin)
+		"MODELPLANE_TELEMETRY_ENDPOINT="+telemetry, "MODELPLANE_SCRAPE_INTERVAL=1s", "NODE_NAME="), collectorBin)
 	requestsWaitingOf := func() int { return count(servedLines(t, endpoint), "modelplane_requests_waiting{") }
 	eventually(t, "the vLLM's series", func() bool { return requestsWaitingOf() == 1 })
+	for _, l := range servedLines(t, endpoint) {
+		assert.NotContains(t, l, "node=", l)
+		assert.Contains(t, l, `cluster="standalone"`, l)
+	}
 	time.Sleep(3 * time.Second) // three more scrape intervals
 	out := col.out.String()
 	assert.NotContains(t, out, "Failed to scrape Prometheus endpoint")
@@ -417,7 +422,7 @@ func TestVariablesKeepTheirText(t *testing.T) {
 // service, which has no HOSTNAME: every host then sent node="localhost" and replica
 // "local-vllm", the same series from each, colliding in the backend. The unit sets HOSTNAME
 // to the host's name (%H), and where nothing sets it (cron, supervisord, a Debian shell,
-// which does not export it) the env provider gives the host's name.
+// which does not export it) or sets it empty, the env provider gives the host's name.
 func TestStandaloneNamesTheHost(t *testing.T) {
 	host, err := os.Hostname()
 	require.NoError(t, err)
@@ -435,6 +440,9 @@ func TestStandaloneNamesTheHost(t *testing.T) {
 	for name, env := range map[string][]string{
 		"the unit's environment": underSystemd,
 		"no HOSTNAME":            {"PATH=" + os.Getenv("PATH")},
+		// An environment file's HOSTNAME= whose value did not expand: the collector did not
+		// start (the resource processor refused a node without a value).
+		"HOSTNAME empty": {"PATH=" + os.Getenv("PATH"), "HOSTNAME="},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, endpoint := startStandalone(t, env)

@@ -72,3 +72,18 @@ func TestNIMJobWhenAsked(t *testing.T) {
 	assert.EqualError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_NIM_TARGET": "http://127.0.0.1:8000/v1/metrics"})),
 		`MODELPLANE_NIM_TARGET="http://127.0.0.1:8000/v1/metrics": not host:port, such as 127.0.0.1:8000 (no scheme, no path); several are separated by commas`)
 }
+
+// NODE_NAME set but empty asks for no node label: the resource processor's node action goes,
+// the cluster's stays. Unset, the node is the host's name.
+func TestEmptyNodeNameNoNodeLabel(t *testing.T) {
+	keys := func(conf *confmap.Conf) []string {
+		var k []string
+		for _, a := range conf.Get("processors::resource::attributes").([]any) {
+			k = append(k, a.(map[string]any)["key"].(string))
+		}
+		return k
+	}
+	assert.Equal(t, []string{"cluster", "node"}, keys(defaultWith(t, nil)))
+	assert.Equal(t, []string{"cluster", "node"}, keys(defaultWith(t, map[string]string{"NODE_NAME": "gpu-1"})))
+	assert.Equal(t, []string{"cluster"}, keys(defaultWith(t, map[string]string{"NODE_NAME": ""})))
+}

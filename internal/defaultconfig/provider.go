@@ -78,7 +78,7 @@ func (provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc) (
 }
 
 // retrieveDefault returns the embedded default as the variables that are more than a value
-// in it shape it: jobs left out, engine lists and the telemetry endpoint.
+// in it shape it: jobs left out, the node label, engine lists and the telemetry endpoint.
 func retrieveDefault(lookup func(string) (string, bool)) (*confmap.Retrieved, error) {
 	r, err := confmap.NewRetrievedFromYAML(YAML)
 	if err != nil {
@@ -91,6 +91,7 @@ func retrieveDefault(lookup func(string) (string, bool)) (*confmap.Retrieved, er
 	if err := leaveOut(raw.(map[string]any), lookup); err != nil {
 		return nil, err
 	}
+	noNodeLabel(raw.(map[string]any), lookup)
 	conf := confmap.NewFromStringMap(raw.(map[string]any))
 	for _, shape := range []func(*confmap.Conf, func(string) (string, bool)) error{spreadTargets, setTelemetryEndpoint} {
 		if err := shape(conf, lookup); err != nil {

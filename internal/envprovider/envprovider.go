@@ -12,7 +12,8 @@
 // that is not (0512, 0x1F) now fails a numeric field with an error naming it, where the
 // stock provider passed a different number.
 //
-// HOSTNAME, when the environment does not set it, is the host's name, as a shell gives it.
+// HOSTNAME, when the environment does not set it or sets it empty, is the host's name, as a
+// shell gives it.
 //
 // ${env:NAME:?message}, as in a shell, is NAME's value, and fails the configuration with
 // the message when NAME is unset or empty. The stock provider gives an unset variable as
@@ -58,8 +59,8 @@ func (p *provider) Retrieve(ctx context.Context, uri string, watcher confmap.Wat
 	name, _, _ := strings.Cut(opaque, ":-")
 	// A :? after :- is part of the default.
 	if required, _, ok := strings.Cut(name, requiredMark); ok && strings.HasPrefix(uri, "env:") {
-		value, set := os.LookupEnv(required)
-		hostname := required == "HOSTNAME" && !set // the host's name, below
+		value := os.Getenv(required)
+		hostname := required == "HOSTNAME" // the host's name when unset or empty, below
 		if value == "" && !hostname && validName.MatchString(required) {
 			_, message, _ := strings.Cut(opaque, requiredMark) // all after :?, a :- in it too
 			if message == "" {
@@ -71,13 +72,15 @@ func (p *provider) Retrieve(ctx context.Context, uri string, watcher confmap.Wat
 		name, uri = required, "env:"+required
 	}
 	if name == "HOSTNAME" {
-		if _, set := os.LookupEnv(name); !set {
+		if os.Getenv(name) == "" {
 			// A shell sets HOSTNAME and a service does not (systemd, supervisord, cron; bash
 			// does not even export it on Debian), so a config naming the node after it gave
-			// every host the same name. Unset, it is the host's name, as a shell gives it.
+			// every host the same name. Unset, it is the host's name, as a shell gives it;
+			// set but empty too, since no host is named "" and a resource attribute without
+			// a value stops the collector with an error naming neither.
 			if host, err := os.Hostname(); err == nil {
 				p.once("HOSTNAME", func() {
-					p.logger.Info("HOSTNAME is not set: using the host's name", zap.String("value", host))
+					p.logger.Info("HOSTNAME is not set or empty: using the host's name", zap.String("value", host))
 				})
 				return confmap.NewRetrieved(host)
 			}

@@ -177,8 +177,8 @@ func FuzzRetrieve(f *testing.F) {
 	})
 }
 
-// HOSTNAME unset, as under systemd or cron, is the host's name, default or not, and said once;
-// set, it is what it is set to.
+// HOSTNAME unset, as under systemd or cron, or set but empty, is the host's name, default or
+// not, and said once; set, it is what it is set to.
 func TestHostnameUnset(t *testing.T) {
 	host, err := os.Hostname()
 	require.NoError(t, err)
@@ -193,7 +193,14 @@ func TestHostnameUnset(t *testing.T) {
 	assert.Equal(t, host, got.Node)
 	assert.Equal(t, host+"-vllm", got.Replica)
 	require.Equal(t, 1, logs.Len())
-	assert.Equal(t, "HOSTNAME is not set: using the host's name", logs.All()[0].Message)
+	assert.Equal(t, "HOSTNAME is not set or empty: using the host's name", logs.All()[0].Message)
+
+	// Set but empty: the standalone config's node (${env:HOSTNAME:-localhost}) had no value,
+	// and the resource processor refused it.
+	t.Setenv("HOSTNAME", "")
+	require.NoError(t, resolve(t, NewFactory(), "node: ${env:HOSTNAME:-localhost}\nreplica: ${env:HOSTNAME:?needed}-vllm").Unmarshal(&got))
+	assert.Equal(t, host, got.Node)
+	assert.Equal(t, host+"-vllm", got.Replica)
 
 	t.Setenv("HOSTNAME", "0042")
 	require.NoError(t, resolve(t, NewFactory(), "node: ${env:HOSTNAME:-localhost}\nreplica: ${env:HOSTNAME}-vllm").Unmarshal(&got))
