@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/featuregate"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
+	"github.com/modelplaneai/otelcol-modelplane/internal/endpointcheck"
 	"github.com/modelplaneai/otelcol-modelplane/internal/listencheck"
 	"github.com/modelplaneai/otelcol-modelplane/internal/replicacheck"
 	"github.com/modelplaneai/otelcol-modelplane/internal/unusedexporters"
@@ -85,6 +86,7 @@ func prepareArgs(args []string) []string {
 			// It runs the converters without a logger; their warnings go to stderr.
 			unusedexporters.Notes = os.Stderr
 			replicacheck.Notes = os.Stderr
+			endpointcheck.Notes = os.Stderr
 		case reloadCheck:
 			// validate as a reload would load the configuration: a broken mapping file
 			// is skipped there, not fatal (reload_unix.go).

@@ -15,18 +15,22 @@
 // a warning. Here an http:// endpoint of that exporter needs tls::insecure: true, and a
 // bearertokenauth authenticator, which sends its token only over TLS and stops the
 // exporter's start without it, needs TLS; validate, which starts nothing, says so too.
+//
+// An OTLP exporter sent to the other transport's registered port gets a warning (ports.go).
 package endpointcheck // import "github.com/modelplaneai/otelcol-modelplane/internal/endpointcheck"
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/url"
 	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/confmap"
+	"go.uber.org/zap"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/pipelines"
 )
@@ -79,16 +83,35 @@ func checkTransport(id string, body map[string]any) error {
 
 // NewFactory returns the factory of the converter.
 func NewFactory() confmap.ConverterFactory {
-	return confmap.NewConverterFactory(func(confmap.ConverterSettings) confmap.Converter {
-		return converter{}
+	return confmap.NewConverterFactory(func(set confmap.ConverterSettings) confmap.Converter {
+		logger := set.Logger
+		if logger == nil {
+			logger = zap.NewNop()
+		}
+		return converter{logger: logger}
 	})
 }
 
-type converter struct{}
+type converter struct{ logger *zap.Logger }
+
+// Notes, when set, also gets each warning as a line: `validate` sets it to its stderr, as it
+// runs the converters without a logger.
+var Notes io.Writer
+
+func (c converter) warn(msg string) {
+	if msg == "" {
+		return
+	}
+	c.logger.Warn(msg)
+	if Notes != nil {
+		fmt.Fprintf(Notes, "warning: %s\n", msg)
+	}
+}
 
 // Convert changes nothing; it fails naming every endpoint that is not a URL to send to, and
-// every OTLP/gRPC transport that cannot work.
-func (converter) Convert(_ context.Context, conf *confmap.Conf) error {
+// every OTLP/gRPC transport that cannot work, and warns of an OTLP endpoint on the other
+// transport's port.
+func (cv converter) Convert(_ context.Context, conf *confmap.Conf) error {
 	exporters, _ := conf.Get("exporters").(map[string]any)
 	var errs []error
 	for _, id := range slices.Sorted(maps.Keys(exporters)) {
@@ -97,6 +120,9 @@ func (converter) Convert(_ context.Context, conf *confmap.Conf) error {
 		if grpcTypes[typ] {
 			if err := checkTransport(id, body); err != nil {
 				errs = append(errs, err)
+			}
+			if endpoint, ok := body["endpoint"].(string); ok {
+				cv.warn(portWarning(id, "endpoint", endpoint, true))
 			}
 			continue
 		}
@@ -116,7 +142,12 @@ func (converter) Convert(_ context.Context, conf *confmap.Conf) error {
 			default:
 				if err := sendable(text); err != nil {
 					errs = append(errs, fmt.Errorf("exporters::%s::%s: %q %w (such as %s)", id, field, text, err, c.example))
-				} else if metricsURL, _ := body["metrics_endpoint"].(string); c.appendsPath && field == "endpoint" && metricsURL == "" {
+					continue
+				}
+				if c.appendsPath {
+					cv.warn(portWarning(id, field, text, false))
+				}
+				if metricsURL, _ := body["metrics_endpoint"].(string); c.appendsPath && field == "endpoint" && metricsURL == "" {
 					if err := signalPathTwice(text); err != nil {
 						errs = append(errs, fmt.Errorf("exporters::%s::endpoint: %w, or give the whole URL as metrics_endpoint", id, err))
 					}

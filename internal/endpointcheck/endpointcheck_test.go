@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/confmap"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 func convert(t *testing.T, exporters map[string]any) error {
@@ -124,4 +126,45 @@ func FuzzSendable(f *testing.F) {
 		assert.Contains(t, []string{"http", "https"}, strings.ToLower(u.Scheme))
 		assert.NotEmpty(t, u.Hostname())
 	})
+}
+
+// An OTLP exporter on the other transport's registered port gets a warning naming the
+// exporter, the field, the value and the fix; it still starts (a receiver may serve either
+// transport on any port).
+func TestPortOfTheOtherTransport(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		exporters map[string]any
+		want      string // "" for none
+	}{
+		{"OTLP/HTTP on 4317", map[string]any{"otlp_http": map[string]any{"endpoint": "http://gateway:4317"}},
+			`exporters::otlp_http::endpoint: "http://gateway:4317": port 4317 is OTLP/gRPC's, and this exporter sends OTLP/HTTP (port 4318), which a gRPC receiver answers with "malformed HTTP response": write port 4318, or use the otlp_grpc exporter`},
+		{"OTLP/HTTP by signal on 4317", map[string]any{"otlphttp/vendor": map[string]any{"metrics_endpoint": "https://gateway:4317/v1/metrics"}},
+			`exporters::otlphttp/vendor::metrics_endpoint: "https://gateway:4317/v1/metrics": port 4317 is OTLP/gRPC's, and this exporter sends OTLP/HTTP (port 4318), which a gRPC receiver answers with "malformed HTTP response": write port 4318, or use the otlp_grpc exporter`},
+		{"OTLP/gRPC on 4318", map[string]any{"otlp_grpc": map[string]any{"endpoint": "gateway:4318", "tls": map[string]any{"insecure": true}}},
+			`exporters::otlp_grpc::endpoint: "gateway:4318": port 4318 is OTLP/HTTP's, and this exporter sends OTLP/gRPC (port 4317), which an HTTP receiver answers with "error reading server preface": write port 4317, or use the otlp_http exporter`},
+		{"OTLP/gRPC, dns target on 4318", map[string]any{"otlp": map[string]any{"endpoint": "dns:///gateway:4318"}},
+			`exporters::otlp::endpoint: "dns:///gateway:4318": port 4318 is OTLP/HTTP's, and this exporter sends OTLP/gRPC (port 4317), which an HTTP receiver answers with "error reading server preface": write port 4317, or use the otlp_http exporter`},
+		{"OTLP/HTTP on 4318", map[string]any{"otlp_http": map[string]any{"endpoint": "http://gateway:4318"}}, ""},
+		{"OTLP/HTTP on 443", map[string]any{"otlp_http": map[string]any{"endpoint": "https://otlp.example.com"}}, ""},
+		{"OTLP/gRPC on 4317", map[string]any{"otlp_grpc": map[string]any{"endpoint": "https://gateway:4317"}}, ""},
+		{"remote write on 4317 is its own business", map[string]any{"prometheus_remote_write": map[string]any{"endpoint": "http://vm:4317/api/v1/write"}}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var notes strings.Builder
+			Notes = &notes
+			t.Cleanup(func() { Notes = nil })
+			core, logs := observer.New(zap.WarnLevel)
+			conv := NewFactory().Create(confmap.ConverterSettings{Logger: zap.New(core)})
+			require.NoError(t, conv.Convert(context.Background(), confmap.NewFromStringMap(map[string]any{"exporters": c.exporters})))
+			if c.want == "" {
+				assert.Zero(t, logs.Len())
+				assert.Empty(t, notes.String())
+				return
+			}
+			require.Equal(t, 1, logs.Len())
+			assert.Equal(t, c.want, logs.All()[0].Message)
+			assert.Equal(t, "warning: "+c.want+"\n", notes.String())
+		})
+	}
 }
