@@ -282,6 +282,11 @@ func fetch(ctx context.Context, source string, stdin io.Reader) (page []byte, co
 			u.Path = "/metrics"
 		}
 		body, err := get(ctx, u.String(), "text/plain;version=0.0.4")
+		var status *statusError
+		if errors.As(err, &status) && status.code == http.StatusNotFound && u.Path == "/metrics" {
+			// The engines that answer 404 there, and why: a bare 404 does not say.
+			return nil, "", "", fmt.Errorf("%w: no page at /metrics; SGLang serves it only when started with --enable-metrics, and a NIM serves its metrics at /v1/metrics", err)
+		}
 		if err != nil {
 			return nil, "", "", err
 		}
@@ -333,10 +338,18 @@ func get(ctx context.Context, target, accept string) (*response, error) {
 		return nil, fmt.Errorf("GET %s: %w", target, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", target, resp.Status)
+		return nil, &statusError{target: target, status: resp.Status, code: resp.StatusCode}
 	}
 	return &response{data: data, contentType: resp.Header.Get("Content-Type")}, nil
 }
+
+// statusError is an answer other than 200 OK.
+type statusError struct {
+	target, status string
+	code           int
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("GET %s: %s", e.target, e.status) }
 
 // serve serves page on loopback for the collector to scrape, once or many times.
 func serve(page []byte, contentType string) (net.Listener, error) {

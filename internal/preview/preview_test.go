@@ -167,3 +167,24 @@ func TestFetchOfAnAddress(t *testing.T) {
 	_, _, _, err := fetch(context.Background(), srv.URL+"/", nil)
 	assert.EqualError(t, err, "GET "+srv.URL+"/: 404 Not Found", "a path written is read as written")
 }
+
+// An engine that serves no /metrics answers 404 there; the error says which engines do that
+// and why. Another status, or a 404 elsewhere, is said as it is.
+func TestFetchOfAnEngineWithoutMetrics(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/metrics" {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	for _, source := range []string{srv.URL, srv.URL + "/metrics"} {
+		_, _, _, err := fetch(context.Background(), source, nil)
+		assert.EqualError(t, err, "GET "+srv.URL+"/metrics: 404 Not Found: no page at /metrics; SGLang serves it only when started with --enable-metrics, and a NIM serves its metrics at /v1/metrics", source)
+	}
+	_, _, _, err := fetch(context.Background(), srv.URL+"/v1/metrics", nil)
+	assert.EqualError(t, err, "GET "+srv.URL+"/v1/metrics: 503 Service Unavailable")
+	_, _, _, err = fetch(context.Background(), srv.URL+"/stats", nil)
+	assert.EqualError(t, err, "GET "+srv.URL+"/stats: 404 Not Found")
+}
