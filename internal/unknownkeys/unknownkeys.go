@@ -28,6 +28,8 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/otlphttpexporter"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/spelling"
 )
 
 // checked lists, per section of the configuration, the component types with the bug (and
@@ -108,43 +110,11 @@ func walk(conf map[string]any, k *keys, prefix string, out *[]unknownKey) {
 		path := prefix + name
 		child, ok := k.fields[name]
 		if !ok {
-			*out = append(*out, unknownKey{path: path, near: nearest(name, k.fields)})
+			*out = append(*out, unknownKey{path: path, near: spelling.Nearest(name, maps.Keys(k.fields))})
 			continue
 		}
 		if sub, ok := conf[name].(map[string]any); ok {
 			walk(sub, child, path+"::", out)
 		}
 	}
-}
-
-// nearest returns the known key closest to name by edit distance, if it is close enough to
-// be a misspelling.
-func nearest(name string, fields map[string]*keys) string {
-	best, bestDist := "", len(name)/3+1 // at most a third of the letters wrong
-	for f := range fields {
-		if d := editDistance(name, f); d < bestDist || (d == bestDist && best != "" && f < best) {
-			best, bestDist = f, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -136,14 +136,6 @@ extensions:
 `))
 }
 
-func TestNearest(t *testing.T) {
-	fields := map[string]*keys{"compression": scalar, "endpoint": scalar, "tls": scalar}
-	assert.Equal(t, "compression", nearest("compresion", fields))
-	assert.Equal(t, "endpoint", nearest("endpiont", fields))
-	assert.Equal(t, "", nearest("retry", fields))
-	assert.Equal(t, "", nearest("x", fields))
-}
-
 // FuzzConvert: any configuration is checked without a panic, and a configuration whose
 // checked components hold only keys their defaults marshal to passes.
 func FuzzConvert(f *testing.F) {

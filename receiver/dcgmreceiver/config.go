@@ -3,12 +3,16 @@ package dcgmreceiver // import "github.com/modelplaneai/otelcol-modelplane/recei
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/interval"
+	"github.com/modelplaneai/otelcol-modelplane/internal/spelling"
 )
 
 // Config of the dcgm receiver.
@@ -75,12 +79,24 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("defer_to_exporter: %q: port %q is not a number from 1 to 65535", c.DeferToExporter, port))
 		}
 	}
-	for name := range c.Metrics {
+	for _, name := range slices.Sorted(maps.Keys(c.Metrics)) {
 		if _, ok := fieldByName[name]; !ok {
-			errs = append(errs, fmt.Errorf("metrics: unknown field %q", name))
+			errs = append(errs, fmt.Errorf("metrics: unknown field %q (%s)", name, meantField(name)))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// meantField says which field an unknown name most likely meant, or where the fields are.
+func meantField(name string) string {
+	upper := strings.ToUpper(name)
+	if _, ok := fieldByName[upper]; ok {
+		return fmt.Sprintf("did you mean %q? field names are upper case, as dcgm-exporter writes them", upper)
+	}
+	if near := spelling.Nearest(upper, maps.Keys(fieldByName)); near != "" {
+		return fmt.Sprintf("did you mean %q?", near)
+	}
+	return "the receiver's README lists the fields"
 }
 
 // enabled reports whether a field is collected.

@@ -71,3 +71,20 @@ func TestIntervalsNeedAUnit(t *testing.T) {
 	cfg.CollectionInterval = time.Millisecond
 	assert.NoError(t, cfg.Validate())
 }
+
+// An unknown field under metrics names the field it most likely meant: the same name in
+// upper case, as dcgm-exporter writes it, or the nearest by spelling; otherwise where the
+// fields are listed. Every unknown field is named, in name order.
+func TestUnknownFieldNamesTheMeantOne(t *testing.T) {
+	cfg := createDefaultConfig()
+	cfg.Metrics = map[string]MetricConfig{
+		"dcgm_fi_dev_power_usage":     {Enabled: false},
+		"DCGM_FI_DEV_GPU_TEMPERATURE": {Enabled: false},
+		"GPU_UTILIZATION":             {Enabled: true},
+		"DCGM_FI_DEV_GPU_TEMP":        {Enabled: false},
+	}
+	assert.EqualError(t, cfg.Validate(),
+		`metrics: unknown field "DCGM_FI_DEV_GPU_TEMPERATURE" (did you mean "DCGM_FI_DEV_GPU_TEMP"?)`+"\n"+
+			`metrics: unknown field "GPU_UTILIZATION" (the receiver's README lists the fields)`+"\n"+
+			`metrics: unknown field "dcgm_fi_dev_power_usage" (did you mean "DCGM_FI_DEV_POWER_USAGE"? field names are upper case, as dcgm-exporter writes them)`)
+}
