@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
 	"github.com/modelplaneai/otelcol-modelplane/internal/interval"
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/internal/spelling"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/rules"
 )
@@ -172,7 +175,7 @@ func (c *Config) Validate() error {
 		if err != nil {
 			errs = append(errs, err)
 		} else if _, unknown := cat.Select(c.Builtin.Names); len(unknown) > 0 {
-			errs = append(errs, fmt.Errorf("builtin: unknown mapping %q (want %s or some of %v)", unknown[0], builtin.DefaultSet, cat.Names()))
+			errs = append(errs, unknownBuiltins(unknown, cat))
 		}
 	}
 	for i, im := range c.Mappings {
@@ -191,6 +194,9 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("identity.keys: needs at least one key when identity is enabled"))
 	}
 	if strictFiles.Load() {
+		for _, w := range c.identityKeyWarnings() {
+			fmt.Fprintf(strictNotes, "warning: %s\n", w)
+		}
 		files, problems := loadFiles(c.MappingFiles, nil)
 		errs = append(errs, problems...)
 		for _, i := range missingFiles(c.MappingFiles) {
@@ -212,6 +218,46 @@ func (c *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// identityKeyWarnings name the identity keys that look like a misspelt reference key absent
+// from the list: a series keeps only its identity attributes, so `namspace` drops the
+// namespace it meant, and two namespaces' replicas of one name become one series.
+func (c *Config) identityKeyWarnings() []string {
+	if !c.Identity.Enabled {
+		return nil
+	}
+	var out []string
+	for i, k := range c.Identity.Keys {
+		if slices.Contains(identity.DefaultKeys, k) {
+			continue
+		}
+		near := spelling.Nearest(k, slices.Values(identity.DefaultKeys))
+		if near != "" && !slices.Contains(c.Identity.Keys, near) {
+			out = append(out, fmt.Sprintf("identity.keys[%d]: %q is not an identity key of the reference, and %q is missing: did you mean it? A series keeps only its identity attributes, so %s would be dropped", i, k, near, near))
+		}
+	}
+	return out
+}
+
+// unknownBuiltins names every unknown built-in mapping of a builtin list, each with the name
+// it most likely meant, and the names there are.
+func unknownBuiltins(unknown []string, cat builtin.Catalog) error {
+	// Compared without the prefix every name shares, which would let any short name pass
+	// for a misspelling ("modelplane-nope" for "modelplane-gpu").
+	const prefix = "modelplane-"
+	known := map[string]string{builtin.DefaultSet: builtin.DefaultSet}
+	for _, n := range cat.Names() {
+		known[strings.TrimPrefix(n, prefix)] = n
+	}
+	parts := make([]string, len(unknown))
+	for i, n := range unknown {
+		parts[i] = fmt.Sprintf("unknown mapping %q", n)
+		if near := spelling.Nearest(strings.TrimPrefix(n, prefix), maps.Keys(known)); near != "" {
+			parts[i] += fmt.Sprintf(" (did you mean %q?)", known[near])
+		}
+	}
+	return fmt.Errorf("builtin: %s; want %s or some of %v", strings.Join(parts, ", "), builtin.DefaultSet, cat.Names())
 }
 
 // builtinAndInline returns the built-in mappings the config selects and its inline mappings,

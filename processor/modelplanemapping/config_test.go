@@ -12,6 +12,9 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.opentelemetry.io/collector/processor/processortest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
@@ -57,9 +60,11 @@ func TestLoadConfig(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	cases := map[string]string{
-		"badunit":              `config mappings[0]: MetricMapping "my-engine": metrics[0].fromUnit: unknown unit "Milisecond"`,
-		"misspelt":             `mappings[0].metrics[0]: unknown field "fromUnits" (want from, to, fromUnit, part, labels); mappings[0].metrics[0].labels[0]: unknown field "vaule" (want name, value, from, values)`,
-		"badbuiltin":           `builtin: unknown mapping "modelplane-nope" (want default or some of [modelplane-gateway modelplane-gpu modelplane-gpu-dcgm49 modelplane-nim modelplane-picker modelplane-picker-legacy modelplane-sglang modelplane-vllm])`,
+		"badunit":    `config mappings[0]: MetricMapping "my-engine": metrics[0].fromUnit: unknown unit "Milisecond"`,
+		"misspelt":   `mappings[0].metrics[0]: unknown field "fromUnits" (want from, to, fromUnit, part, labels); mappings[0].metrics[0].labels[0]: unknown field "vaule" (want name, value, from, values)`,
+		"badbuiltin": `builtin: unknown mapping "modelplane-nope"; want default or some of [modelplane-gateway modelplane-gpu modelplane-gpu-dcgm49 modelplane-nim modelplane-picker modelplane-picker-legacy modelplane-sglang modelplane-vllm]`,
+		// Every unknown name, each with the one it most likely meant.
+		"misspeltbuiltins":     `builtin: unknown mapping "modelplane-vlm" (did you mean "modelplane-vllm"?), unknown mapping "defaults" (did you mean "default"?); want default or some of [`,
 		"badbuiltintype":       `builtin: want true, false or a list of mapping names, got 3`,
 		"badglob":              `mapping_files[0]: bad glob "/etc/[x.yaml"`,
 		"scrapefilterkeepsall": "scrape_filter: needs drop_unmapped: true",
@@ -150,4 +155,35 @@ func TestBuiltinCatalogCoversReference(t *testing.T) {
 			assert.Equal(t, e.To+"/"+e.FromUnit, ours[e.From+"/"+e.Part], "reference entry %s", e.From)
 		}
 	}
+}
+
+// An identity key that looks like a misspelt reference key, while that key is missing, is
+// warned of: validate says it, and so does the processor's log at start. A key of one's own
+// (zone, beside node) is not.
+func TestIdentityKeyWarnings(t *testing.T) {
+	cfg := createDefaultConfig()
+	assert.Empty(t, cfg.identityKeyWarnings())
+	cfg.Identity.Keys = []string{"cluster", "namspace", "deployment", "replica", "zone", "node"}
+	want := `identity.keys[1]: "namspace" is not an identity key of the reference, and "namespace" is missing: did you mean it? A series keeps only its identity attributes, so namespace would be dropped`
+	assert.Equal(t, []string{want}, cfg.identityKeyWarnings())
+
+	var notes strings.Builder
+	was := strictNotes
+	strictNotes = &notes
+	t.Cleanup(func() { strictNotes = was })
+	SetStrictFileValidation(true)
+	defer SetStrictFileValidation(false)
+	require.NoError(t, cfg.Validate(), "a warning: keys of one's own are allowed")
+	assert.Equal(t, "warning: "+want+"\n", notes.String())
+
+	core, logs := observer.New(zap.WarnLevel)
+	set := processortest.NewNopSettings(metadata.Type)
+	set.Logger = zap.New(core)
+	_, err := newProcessor(set, cfg)
+	require.NoError(t, err)
+	require.Equal(t, 1, logs.Len())
+	assert.Equal(t, want, logs.All()[0].Message)
+
+	cfg.Identity.Enabled = false
+	assert.Empty(t, cfg.identityKeyWarnings(), "keys are not used without identity")
 }

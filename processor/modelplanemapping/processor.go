@@ -100,6 +100,9 @@ func newProcessor(set processor.Settings, cfg *Config) (*mappingProcessor, error
 	if cfg.Identity.Enabled {
 		p.identity = identity.New(cfg.Identity.Keys)
 	}
+	for _, w := range cfg.identityKeyWarnings() {
+		p.logger.Warn(w)
+	}
 	if p.builtins, p.inline, err = cfg.builtinAndInline(); err != nil {
 		return nil, err
 	}
