@@ -116,3 +116,13 @@ func engineLabelNote(page, out []byte, o Options) []string {
 	return []string{fmt.Sprintf("the page labels its series %s itself%s, shown here as engine; a collector's engine job sets engine to the engine's kind and delivers the page's value as engine_index: --label engine=%s shows that",
 		strings.Join(quoted, ", "), what, kind)}
 }
+
+// emptyPageNote says that a page holds no sample at all, where the points counted are only
+// the scrape's own (up, scrape_*): a URL answering 200 with nothing, such as a health
+// endpoint, would otherwise preview as a page no mapping reads.
+func emptyPageNote(page []byte) []string {
+	if len(sampleNames(page)) > 0 {
+		return nil
+	}
+	return []string{"the page holds no samples: the points counted are the scrape's own (up, scrape_*); is it the engine's metrics page?"}
+}

@@ -54,3 +54,10 @@ func TestEngineLabelNote(t *testing.T) {
 	assert.Equal(t, []string{`the page labels its series engine="a" itself, shown here as engine; a collector's engine job sets engine to the engine's kind and delivers the page's value as engine_index: --label engine=KIND shows that`},
 		engineLabelNote([]byte("my_queue 1\n"), []byte(`modelplane_requests_waiting{engine="a"} 1`+"\n"), Options{}), "an engine of no known prefix")
 }
+
+func TestEmptyPageNote(t *testing.T) {
+	want := []string{"the page holds no samples: the points counted are the scrape's own (up, scrape_*); is it the engine's metrics page?"}
+	assert.Equal(t, want, emptyPageNote(nil))
+	assert.Equal(t, want, emptyPageNote([]byte("# HELP a x\n# TYPE a gauge\n\n# EOF\n")))
+	assert.Empty(t, emptyPageNote([]byte("a 1\n")))
+}

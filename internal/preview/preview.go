@@ -179,6 +179,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	notes = append(notes, idleMappingNotes(page, o, counts["mapped"])...)
 	notes = append(notes, engineLabelNote(page, body.data, o)...)
+	notes = append(notes, emptyPageNote(page)...)
 	return &Result{Page: body.data, In: counts["in"], Mapped: counts["mapped"], Dropped: counts["dropped"], Notes: notes}, nil
 }
 
