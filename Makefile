@@ -104,6 +104,7 @@ package: $(COLLECTOR) $(COLLECTOR_ARM64)
 run: $(COLLECTOR) $(BIN)/demo-engines
 	@$(BIN)/demo-engines -expositions testdata/exposition & demo=$$!; \
 	trap 'kill $$demo 2>/dev/null; wait $$demo 2>/dev/null' EXIT INT TERM; \
+	sleep 1; kill -0 $$demo 2>/dev/null || { echo "make run: the demo engines did not start (above), so neither does the collector"; exit 1; }; \
 	echo ""; \
 	echo "  otelcol-modelplane is starting on its embedded default (otelcol-modelplane default-config)."; \
 	echo "  Demo vLLM :8000, SGLang :30000 and dcgm-exporter :9400 serve testdata/exposition."; \

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"log"
 	"os"
@@ -22,6 +23,10 @@ func main() {
 	}
 	for _, e := range engines {
 		if err := e.Start(); err != nil {
+			if errors.Is(err, syscall.EADDRINUSE) {
+				// make run would start the collector on whatever holds the port.
+				log.Fatalf("%v: another process holds it (an engine of your own, or an earlier make run): stop it, or scrape your own engines with make build && bin/otelcol-modelplane", err)
+			}
 			log.Fatal(err)
 		}
 		log.Printf("demo %s serving http://%s/metrics", e.Name, e.Addr)
