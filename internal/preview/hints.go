@@ -75,7 +75,7 @@ func sampleNames(page []byte) map[string]bool {
 	return names
 }
 
-// pageEngineLabel matches the engine label of an exporter page's series.
+// pageEngineLabel matches the engine label of a series on a page.
 var pageEngineLabel = regexp.MustCompile(`[{,]engine="([^"]*)"`)
 
 // engineLabelNote explains an engine label that the page itself sets, when no --label engine
@@ -83,8 +83,8 @@ var pageEngineLabel = regexp.MustCompile(`[{,]engine="([^"]*)"`)
 // engine job sets engine to the engine's kind, which moves the page's value to engine_index,
 // so a preview without that label shows a value no deployed collector delivers as engine.
 func engineLabelNote(page, out []byte, o Options) []string {
-	if _, ok := o.Labels["engine"]; ok {
-		return nil
+	if _, ok := o.Labels["engine"]; ok || !pageEngineLabel.Match(page) {
+		return nil // given, or set by a mapping rather than the page
 	}
 	var values []string
 	for _, line := range bytes.Split(out, []byte("\n")) {
@@ -99,9 +99,14 @@ func engineLabelNote(page, out []byte, o Options) []string {
 		return nil
 	}
 	kind := "KIND"
-	for name := range sampleNames(page) {
-		if prefix, _, ok := strings.Cut(name, ":"); ok && (prefix == "vllm" || prefix == "sglang") {
-			kind = prefix
+	names := sampleNames(page)
+	for _, prefix := range []string{"vllm", "sglang"} {
+		for n := range names {
+			if strings.HasPrefix(n, prefix+":") {
+				kind = prefix
+			}
+		}
+		if kind != "KIND" {
 			break
 		}
 	}

@@ -52,7 +52,8 @@ func TestEngineLabelNote(t *testing.T) {
 	assert.Empty(t, engineLabelNote(vllm, out, Options{Labels: map[string]string{"engine": "vllm"}}))
 	assert.Empty(t, engineLabelNote(vllm, []byte(`modelplane_requests_waiting{engine_index="0",model_name="m"} 2`+"\n"), Options{}))
 	assert.Equal(t, []string{`the page labels its series engine="a" itself, shown here as engine; a collector's engine job sets engine to the engine's kind and delivers the page's value as engine_index: --label engine=KIND shows that`},
-		engineLabelNote([]byte("my_queue 1\n"), []byte(`modelplane_requests_waiting{engine="a"} 1`+"\n"), Options{}), "an engine of no known prefix")
+		engineLabelNote([]byte(`my_queue{engine="a"} 1`+"\n"), []byte(`modelplane_requests_waiting{engine="a"} 1`+"\n"), Options{}), "an engine of no known prefix")
+	assert.Empty(t, engineLabelNote([]byte("my_queue 1\n"), []byte(`modelplane_requests_waiting{engine="mine"} 1`+"\n"), Options{}), "set by a mapping, not the page")
 }
 
 func TestEmptyPageNote(t *testing.T) {

@@ -74,7 +74,8 @@ type Result struct {
 	// Notes are the mapping entries that an earlier entry overrides (a built-in's source
 	// mapped to another name, a source converted twice): the page shows their effect, and
 	// each note says why; and what the page alone cannot show: an off-by-default built-in
-	// that would read it, an engine label of the page's own that a deployed job displaces.
+	// that would read it, an engine label of the page's own that a deployed job displaces,
+	// a page with no sample at all.
 	Notes []string
 }
 
