@@ -92,6 +92,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	defer cancel()
 
 	page, contentType, instance, err := fetch(ctx, o.Source, o.Stdin)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil, fmt.Errorf("%w: no answer within --timeout %s", err, o.Timeout)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -187,4 +188,16 @@ func TestFetchOfAnEngineWithoutMetrics(t *testing.T) {
 	assert.EqualError(t, err, "GET "+srv.URL+"/v1/metrics: 503 Service Unavailable")
 	_, _, _, err = fetch(context.Background(), srv.URL+"/stats", nil)
 	assert.EqualError(t, err, "GET "+srv.URL+"/stats: 404 Not Found")
+}
+
+// An engine that takes the connection and never answers fails the preview when --timeout
+// runs out, saying so (the bare error was "context deadline exceeded").
+func TestAnEngineThatDoesNotAnswer(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-release }))
+	defer srv.Close()
+	defer close(release)
+	_, err := Run(context.Background(), Options{Source: srv.URL, Timeout: 200 * time.Millisecond})
+	require.Error(t, err)
+	assert.True(t, strings.HasSuffix(err.Error(), "context deadline exceeded: no answer within --timeout 200ms"), err.Error())
 }
