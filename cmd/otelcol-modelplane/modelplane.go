@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 	"github.com/modelplaneai/otelcol-modelplane/internal/endpointcheck"
+	"github.com/modelplaneai/otelcol-modelplane/internal/envprovider"
 	"github.com/modelplaneai/otelcol-modelplane/internal/listencheck"
 	"github.com/modelplaneai/otelcol-modelplane/internal/replicacheck"
 	"github.com/modelplaneai/otelcol-modelplane/internal/unusedexporters"
@@ -87,6 +88,7 @@ func prepareArgs(args []string) []string {
 			unusedexporters.Notes = os.Stderr
 			replicacheck.Notes = os.Stderr
 			endpointcheck.Notes = os.Stderr
+			envprovider.Notes = os.Stderr
 		case reloadCheck:
 			// validate as a reload would load the configuration: a broken mapping file
 			// is skipped there, not fatal (reload_unix.go).

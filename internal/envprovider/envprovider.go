@@ -15,6 +15,9 @@
 // HOSTNAME, when the environment does not set it or sets it empty, is the host's name, as a
 // shell gives it.
 //
+// ${env:NAME:-default} keeps the collector's meaning (the default when NAME is unset), but a
+// NAME set and empty is logged, naming it: a shell would have given the default.
+//
 // ${env:NAME:?message}, as in a shell, is NAME's value, and fails the configuration with
 // the message when NAME is unset or empty. The stock provider gives an unset variable as
 // nothing, so a field that needs it (a remote write endpoint) failed later with an error of
@@ -24,6 +27,7 @@ package envprovider // import "github.com/modelplaneai/otelcol-modelplane/intern
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -45,6 +49,10 @@ func NewFactory() confmap.ProviderFactory {
 		return &provider{Provider: stock.NewFactory().Create(set), logger: logger, said: map[string]bool{}}
 	})
 }
+
+// Notes, when set, also gets each warning as a line: `validate` sets it to its stderr, as it
+// resolves the configuration without a logger.
+var Notes io.Writer
 
 type provider struct {
 	confmap.Provider
@@ -84,6 +92,20 @@ func (p *provider) Retrieve(ctx context.Context, uri string, watcher confmap.Wat
 				})
 				return confmap.NewRetrieved(host)
 			}
+		}
+	}
+	if n, def, hasDefault := strings.Cut(opaque, ":-"); hasDefault && n == name {
+		if v, set := os.LookupEnv(n); set && v == "" {
+			// The collector's :- applies only to an unset variable, unlike a shell's. The
+			// empty value then fails a component with an error naming its field, not the
+			// variable (a resource attribute: "Either field \"value\", ... must be specified").
+			p.once(n+":-", func() {
+				p.logger.Warn("Environment variable is set but empty: the configuration gets the empty value, not its default; unset it for the default",
+					zap.String("name", n), zap.String("default", def))
+				if Notes != nil {
+					fmt.Fprintf(Notes, "warning: %s is set but empty: the configuration gets the empty value, not its default %q; unset it for the default\n", n, def)
+				}
+			})
 		}
 	}
 	r, err := p.Provider.Retrieve(ctx, uri, watcher)

@@ -306,3 +306,37 @@ func FuzzRequired(f *testing.F) {
 		assert.True(t, strings.Contains(err.Error(), required) || strings.Contains(err.Error(), strconv.Quote(required)), "%q: %v", opaque, err)
 	})
 }
+
+// ${env:NAME:-default} with NAME set but empty is the empty value, as the collector's own
+// provider gives it, and a warning names the variable and the default it did not get; said
+// once however often it is referenced. Unset, the default, without a word.
+func TestSetButEmptyIsNamed(t *testing.T) {
+	t.Setenv("MODELPLANE_CLUSTER", "")
+	core, logs := observer.New(zap.WarnLevel)
+	var got struct {
+		Cluster any `mapstructure:"cluster"`
+		Again   any `mapstructure:"again"`
+		Plain   any `mapstructure:"plain"`
+	}
+	require.NoError(t, resolve(t, NewFactory(), "cluster: ${env:MODELPLANE_CLUSTER:-standalone}\nagain: x-${env:MODELPLANE_CLUSTER:-standalone}\nplain: ${env:MODELPLANE_CLUSTER}", zap.New(core)).Unmarshal(&got))
+	assert.Nil(t, got.Cluster)
+	assert.Equal(t, "x-", got.Again)
+	require.Equal(t, 1, logs.Len())
+	entry := logs.All()[0]
+	assert.Equal(t, "Environment variable is set but empty: the configuration gets the empty value, not its default; unset it for the default", entry.Message)
+	assert.Equal(t, map[string]any{"name": "MODELPLANE_CLUSTER", "default": "standalone"}, entry.ContextMap())
+
+	// validate, which resolves without a logger, prints it.
+	var notes strings.Builder
+	Notes = &notes
+	t.Cleanup(func() { Notes = nil })
+	require.NoError(t, resolve(t, NewFactory(), "cluster: ${env:MODELPLANE_CLUSTER:-standalone}").Unmarshal(&got))
+	assert.Equal(t, "warning: MODELPLANE_CLUSTER is set but empty: the configuration gets the empty value, not its default \"standalone\"; unset it for the default\n", notes.String())
+	Notes = nil
+
+	require.NoError(t, os.Unsetenv("MODELPLANE_CLUSTER"))
+	core, logs = observer.New(zap.WarnLevel)
+	require.NoError(t, resolve(t, NewFactory(), "cluster: ${env:MODELPLANE_CLUSTER:-standalone}", zap.New(core)).Unmarshal(&got))
+	assert.Equal(t, "standalone", got.Cluster)
+	assert.Zero(t, logs.Len())
+}
