@@ -15,11 +15,8 @@ import (
 	"go.opentelemetry.io/collector/featuregate"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
-	"github.com/modelplaneai/otelcol-modelplane/internal/endpointcheck"
-	"github.com/modelplaneai/otelcol-modelplane/internal/envprovider"
 	"github.com/modelplaneai/otelcol-modelplane/internal/listencheck"
-	"github.com/modelplaneai/otelcol-modelplane/internal/replicacheck"
-	"github.com/modelplaneai/otelcol-modelplane/internal/unusedexporters"
+	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
 
@@ -85,10 +82,7 @@ func prepareArgs(args []string) []string {
 			// validate also reads the mapping files and fails on any problem in them.
 			modelplanemapping.SetStrictFileValidation(true)
 			// It runs the converters without a logger; their warnings go to stderr.
-			unusedexporters.Notes = os.Stderr
-			replicacheck.Notes = os.Stderr
-			endpointcheck.Notes = os.Stderr
-			envprovider.Notes = os.Stderr
+			validatenotes.Out = os.Stderr
 		case reloadCheck:
 			// validate as a reload would load the configuration: a broken mapping file
 			// is skipped there, not fatal (reload_unix.go).

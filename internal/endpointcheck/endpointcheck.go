@@ -23,7 +23,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/url"
 	"slices"
@@ -33,6 +32,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/pipelines"
+	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 )
 
 // checked names, per exporter type (deprecated aliases included), the fields that hold a
@@ -94,18 +94,12 @@ func NewFactory() confmap.ConverterFactory {
 
 type converter struct{ logger *zap.Logger }
 
-// Notes, when set, also gets each warning as a line: `validate` sets it to its stderr, as it
-// runs the converters without a logger.
-var Notes io.Writer
-
 func (c converter) warn(msg string) {
 	if msg == "" {
 		return
 	}
 	c.logger.Warn(msg)
-	if Notes != nil {
-		fmt.Fprintf(Notes, "warning: %s\n", msg)
-	}
+	validatenotes.Warn("%s", msg)
 }
 
 // Convert changes nothing; it fails naming every endpoint that is not a URL to send to, and

@@ -11,6 +11,8 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 )
 
 func convert(t *testing.T, exporters map[string]any) error {
@@ -152,8 +154,8 @@ func TestPortOfTheOtherTransport(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var notes strings.Builder
-			Notes = &notes
-			t.Cleanup(func() { Notes = nil })
+			validatenotes.Out = &notes
+			t.Cleanup(func() { validatenotes.Out = nil })
 			core, logs := observer.New(zap.WarnLevel)
 			conv := NewFactory().Create(confmap.ConverterSettings{Logger: zap.New(core)})
 			require.NoError(t, conv.Convert(context.Background(), confmap.NewFromStringMap(map[string]any{"exporters": c.exporters})))

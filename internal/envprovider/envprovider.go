@@ -27,7 +27,6 @@ package envprovider // import "github.com/modelplaneai/otelcol-modelplane/intern
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -37,6 +36,8 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	stock "go.opentelemetry.io/collector/confmap/provider/envprovider"
 	"go.uber.org/zap"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 )
 
 // NewFactory returns the factory of the "env" provider.
@@ -49,10 +50,6 @@ func NewFactory() confmap.ProviderFactory {
 		return &provider{Provider: stock.NewFactory().Create(set), logger: logger, said: map[string]bool{}}
 	})
 }
-
-// Notes, when set, also gets each warning as a line: `validate` sets it to its stderr, as it
-// resolves the configuration without a logger.
-var Notes io.Writer
 
 type provider struct {
 	confmap.Provider
@@ -102,9 +99,7 @@ func (p *provider) Retrieve(ctx context.Context, uri string, watcher confmap.Wat
 			p.once(n+":-", func() {
 				p.logger.Warn("Environment variable is set but empty: the configuration gets the empty value, not its default; unset it for the default",
 					zap.String("name", n), zap.String("default", def))
-				if Notes != nil {
-					fmt.Fprintf(Notes, "warning: %s is set but empty: the configuration gets the empty value, not its default %q; unset it for the default\n", n, def)
-				}
+				validatenotes.Warn("%s is set but empty: the configuration gets the empty value, not its default %q; unset it for the default", n, def)
 			})
 		}
 	}

@@ -17,6 +17,8 @@ import (
 	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 )
 
 // resolve expands doc (YAML with ${env:...} references) as the collector does, with the
@@ -328,11 +330,11 @@ func TestSetButEmptyIsNamed(t *testing.T) {
 
 	// validate, which resolves without a logger, prints it.
 	var notes strings.Builder
-	Notes = &notes
-	t.Cleanup(func() { Notes = nil })
+	validatenotes.Out = &notes
+	t.Cleanup(func() { validatenotes.Out = nil })
 	require.NoError(t, resolve(t, NewFactory(), "cluster: ${env:MODELPLANE_CLUSTER:-standalone}").Unmarshal(&got))
 	assert.Equal(t, "warning: MODELPLANE_CLUSTER is set but empty: the configuration gets the empty value, not its default \"standalone\"; unset it for the default\n", notes.String())
-	Notes = nil
+	validatenotes.Out = nil
 
 	require.NoError(t, os.Unsetenv("MODELPLANE_CLUSTER"))
 	core, logs = observer.New(zap.WarnLevel)

@@ -19,7 +19,6 @@ package replicacheck // import "github.com/modelplaneai/otelcol-modelplane/inter
 import (
 	"context"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -28,6 +27,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/pipelines"
+	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
 
@@ -51,17 +51,11 @@ func NewFactory() confmap.ConverterFactory {
 
 type converter struct{ logger *zap.Logger }
 
-// Notes, when set, also gets each warning as a line: `validate` sets it to its stderr, as it
-// runs the converters without a logger.
-var Notes io.Writer
-
 // Convert changes nothing; it warns of each group of targets that are one replica.
 func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
 	for _, w := range Shared(conf) {
 		c.logger.Warn("Scrape targets labelled as one replica: " + w)
-		if Notes != nil {
-			fmt.Fprintf(Notes, "warning: %s\n", w)
-		}
+		validatenotes.Warn("%s", w)
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 )
 
 // hostKeys are the identity keys of the embedded default and the standalone config.
@@ -103,14 +105,14 @@ func TestShared(t *testing.T) {
 	}
 }
 
-// The converter warns in the log and, for validate, in Notes, and changes nothing.
+// The converter warns in the log and, for validate, in validate's notes, and changes nothing.
 func TestConvertWarns(t *testing.T) {
 	core, logs := observer.New(zap.InfoLevel)
 	raw := config(hostIdentity, job("vllm", static(vllmLabels, "127.0.0.1:8000", "127.0.0.1:8001")))
 	conf := confmap.NewFromStringMap(raw)
 	var notes strings.Builder
-	Notes = &notes
-	t.Cleanup(func() { Notes = nil })
+	validatenotes.Out = &notes
+	t.Cleanup(func() { validatenotes.Out = nil })
 	require.NoError(t, NewFactory().Create(confmap.ConverterSettings{Logger: zap.New(core)}).Convert(context.Background(), conf))
 	assert.Equal(t, raw, conf.ToStringMap())
 	require.Equal(t, 1, logs.Len())

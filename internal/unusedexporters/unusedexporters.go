@@ -11,7 +11,6 @@ package unusedexporters // import "github.com/modelplaneai/otelcol-modelplane/in
 import (
 	"context"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/pipelines"
+	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 )
 
 // NewFactory returns the factory of the converter.
@@ -49,10 +49,6 @@ func advice(conf *confmap.Conf, unused []string) string {
 		why, all[0].ID, strings.Join(list, ", "))
 }
 
-// Notes, when set, also gets each warning as a line: `validate` sets it to its stderr, as it
-// runs the converters without a logger.
-var Notes io.Writer
-
 // Convert changes nothing; it warns of each exporter no pipeline names.
 func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
 	unused := Unused(conf)
@@ -62,9 +58,7 @@ func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
 	msg := advice(conf, unused)
 	for _, id := range unused {
 		c.logger.Warn("Exporter configured but in no pipeline: "+msg, zap.String("exporter", id))
-		if Notes != nil {
-			fmt.Fprintf(Notes, "warning: exporters::%s: in no pipeline: %s\n", id, msg)
-		}
+		validatenotes.Warn("exporters::%s: in no pipeline: %s", id, msg)
 	}
 	return nil
 }

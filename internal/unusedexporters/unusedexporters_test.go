@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 )
 
 func TestUnused(t *testing.T) {
@@ -58,10 +60,10 @@ func TestConvertWarns(t *testing.T) {
 	assert.Equal(t, zap.WarnLevel, e.Level)
 	assert.Contains(t, e.Message, "Exporter configured but in no pipeline: nothing is sent to it.")
 	assert.Equal(t, map[string]any{"exporter": "prometheus_remote_write"}, e.ContextMap())
-	// The lines for validate go to Notes.
+	// The lines for validate go to its notes.
 	var notes strings.Builder
-	Notes = &notes
-	t.Cleanup(func() { Notes = nil })
+	validatenotes.Out = &notes
+	t.Cleanup(func() { validatenotes.Out = nil })
 	require.NoError(t, NewFactory().Create(confmap.ConverterSettings{Logger: zap.NewNop()}).Convert(context.Background(), conf))
 	assert.Equal(t, "warning: exporters::prometheus_remote_write: in no pipeline: nothing is sent to it. A list in a later --config replaces the earlier one's, so overrides go last (--config modelplane:default --config modelplane:remote-write), or one more --config names them all: --config 'yaml:service::pipelines::metrics::exporters: [prometheus, prometheus_remote_write]'\n", notes.String())
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -21,6 +20,7 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/interval"
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/internal/spelling"
+	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/rules"
 )
@@ -151,11 +151,6 @@ var strictFiles atomic.Bool
 // SetStrictFileValidation makes Validate check the contents of mapping files.
 func SetStrictFileValidation(on bool) { strictFiles.Store(on) }
 
-// strictNotes is where strict validation writes the entries that earlier ones override and
-// the named mapping files that do not exist:
-// valid, so not errors, and yet what `validate` is run to find before a deployment.
-var strictNotes io.Writer = os.Stderr
-
 // Validate checks the config. Inline mappings are part of the config, so any problem in
 // them is a config error.
 func (c *Config) Validate() error {
@@ -195,17 +190,17 @@ func (c *Config) Validate() error {
 	}
 	if strictFiles.Load() {
 		for _, w := range c.identityKeyWarnings() {
-			fmt.Fprintf(strictNotes, "warning: %s\n", w)
+			validatenotes.Warn("%s", w)
 		}
 		files, problems := loadFiles(c.MappingFiles, nil)
 		errs = append(errs, problems...)
 		for _, i := range missingFiles(c.MappingFiles) {
-			fmt.Fprintf(strictNotes, "warning: mapping_files[%d]: %s does not exist: its mappings load once it does\n", i, c.MappingFiles[i])
+			validatenotes.Warn("mapping_files[%d]: %s does not exist: its mappings load once it does", i, c.MappingFiles[i])
 		}
 		if builtins, inline, err := c.builtinAndInline(); err == nil {
 			// The cluster's objects are not read here: they run in the collector only.
 			for _, o := range rules.Overlaps(runOrder(builtins, files, nil, inline)) {
-				fmt.Fprintf(strictNotes, "warning: %s\n", o)
+				validatenotes.Warn("%s", o)
 			}
 		}
 		// A kubeconfig that does not load fails the collector's start, and so a reload that

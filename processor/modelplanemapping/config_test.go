@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadata"
 )
@@ -107,9 +108,8 @@ func TestStrictValidationWarnsAboutOverlaps(t *testing.T) {
 	cfg := createDefaultConfig()
 	cfg.MappingFiles = []string{filepath.Join(dir, "*.yaml")}
 	var notes strings.Builder
-	was := strictNotes
-	strictNotes = &notes
-	t.Cleanup(func() { strictNotes = was })
+	validatenotes.Out = &notes
+	t.Cleanup(func() { validatenotes.Out = nil })
 
 	require.NoError(t, cfg.Validate())
 	assert.Empty(t, notes.String(), "only validate reads the files")
@@ -168,9 +168,8 @@ func TestIdentityKeyWarnings(t *testing.T) {
 	assert.Equal(t, []string{want}, cfg.identityKeyWarnings())
 
 	var notes strings.Builder
-	was := strictNotes
-	strictNotes = &notes
-	t.Cleanup(func() { strictNotes = was })
+	validatenotes.Out = &notes
+	t.Cleanup(func() { validatenotes.Out = nil })
 	SetStrictFileValidation(true)
 	defer SetStrictFileValidation(false)
 	require.NoError(t, cfg.Validate(), "a warning: keys of one's own are allowed")

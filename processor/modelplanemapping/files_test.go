@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 )
 
 // A file over the size limit (a glob that matches a log or a dump) is refused with an error
@@ -70,9 +72,8 @@ func TestNamedMappingFileMissing(t *testing.T) {
 	cfg.MappingFiles = []string{filepath.Join(dir, "team.yaml"), named, filepath.Join(dir, "empty", "*.yaml")}
 
 	var notes strings.Builder
-	was := strictNotes
-	strictNotes = &notes
-	t.Cleanup(func() { strictNotes = was })
+	validatenotes.Out = &notes
+	t.Cleanup(func() { validatenotes.Out = nil })
 	SetStrictFileValidation(true)
 	require.NoError(t, cfg.Validate())
 	SetStrictFileValidation(false)
