@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"sort"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -149,21 +150,24 @@ func decodeDocument(source, at string, node *yaml.Node, lines bool) (MetricMappi
 	if head.APIVersion != APIVersion {
 		return MetricMapping{}, "", fmt.Errorf("%s: %s: apiVersion: %q is not supported (want %s)", source, label, head.APIVersion, APIVersion)
 	}
-	// A misspelt field is an error, not silently ignored: named with its line in the file,
-	// together with whatever else is wrong in the document, so one run shows every problem.
-	unknown, holders := unknownFieldsIn(node, reflect.TypeOf(document{}), "")
-	// Decode again, strictly where no field is unknown, for what the walk does not check (a
-	// list where a string goes).
+	// A misspelt field or a value of the wrong kind is an error, not silently ignored or
+	// named by yaml's Go types: named with its line in the file, together with whatever else
+	// is wrong in the document, so one run shows every problem.
+	shape, holders := shapeErrorsIn(node, reflect.TypeOf(document{}), "")
+	if hasMismatch(shape) {
+		return MetricMapping{}, "", newError(source, head.Metadata.Name, label, shape, lines)
+	}
+	// Decode again, strictly where no field is unknown, for anything the walk does not check.
 	raw, err := yaml.Marshal(node)
 	if err != nil {
 		return MetricMapping{}, "", fmt.Errorf("%s: %s: %w", source, label, err)
 	}
 	var doc document
 	strict := yaml.NewDecoder(bytes.NewReader(raw))
-	strict.KnownFields(len(unknown) == 0)
+	strict.KnownFields(len(shape) == 0)
 	if err := strict.Decode(&doc); err != nil {
-		if len(unknown) > 0 {
-			return MetricMapping{}, "", &Error{Source: source, Name: head.Metadata.Name, label: label, Errs: unknown}
+		if len(shape) > 0 {
+			return MetricMapping{}, "", newError(source, head.Metadata.Name, label, shape, lines)
 		}
 		return MetricMapping{}, "", fmt.Errorf("%s: %s: %w", source, label, err)
 	}
@@ -173,7 +177,7 @@ func decodeDocument(source, at string, node *yaml.Node, lines bool) (MetricMappi
 		Metrics:      doc.Spec.Metrics,
 		OffByDefault: head.Metadata.Annotations[AnnotationBuiltinDefault] == "false",
 	}
-	errs := unknown
+	errs := shape
 	var verr *Error
 	if err := Validate(&m); errors.As(err, &verr) {
 		for _, fe := range verr.Errs {
@@ -187,13 +191,29 @@ func decodeDocument(source, at string, node *yaml.Node, lines bool) (MetricMappi
 		}
 	}
 	if len(errs) > 0 {
-		if !lines {
-			for _, fe := range errs {
-				fe.Line = 0
-			}
-		}
-		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
-		return MetricMapping{}, "", &Error{Source: source, Name: head.Metadata.Name, label: label, Errs: errs}
+		return MetricMapping{}, "", newError(source, head.Metadata.Name, label, errs, lines)
 	}
 	return m, "", nil
+}
+
+// hasMismatch says whether errs hold a value of the wrong kind, which leaves nothing to
+// validate, rather than only unknown fields.
+func hasMismatch(errs []*FieldError) bool {
+	for _, fe := range errs {
+		if !strings.HasPrefix(fe.Msg, "unknown field ") {
+			return true
+		}
+	}
+	return false
+}
+
+// newError is the Error of one document, its problems in file order, with or without lines.
+func newError(source, name, label string, errs []*FieldError, lines bool) *Error {
+	if !lines {
+		for _, fe := range errs {
+			fe.Line = 0
+		}
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
+	return &Error{Source: source, Name: name, label: label, Errs: errs}
 }

@@ -99,11 +99,57 @@ func TestDecodeSyntaxErrorNamesFileAndDocument(t *testing.T) {
 	assert.Empty(t, res.Mappings)
 }
 
+// A value of the wrong kind is named by its line in the file (not in a re-encoded copy of the
+// document, as yaml counts them), its field and what was wanted, every one at once; a number
+// or a boolean where text goes is its text, as Kubernetes would refuse but yaml reads it.
 func TestDecodeWrongTypes(t *testing.T) {
-	res := Decode("m.yaml", []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: a}\nspec:\n  metrics:\n  - from: a\n    to: modelplane_a\n    labels: direction\n"))
+	const file = `# My engine's mappings.
+
+apiVersion: modelplane.ai/v1alpha1
+kind: MetricMapping
+metadata:
+  name: first
+spec:
+  metrics:
+  - {from: a, to: modelplane_a, labels: [{name: gpu, value: 0}, {name: ok, from: b, values: {"1": true}}]}
+---
+apiVersion: modelplane.ai/v1alpha1
+kind: MetricMapping
+metadata:
+  name: second
+spec:
+  metrics:
+
+  - from: "vllm:prompt_tokens_total"
+    to: modelplane_prompt_tokens
+    labels:
+      model: {from: model_name}
+  - from: ["a", "b"]
+    to: modelplane_x
+    labels: direction
+  - from: "y"
+    to: modelplane_y
+    labels:
+    - name: a
+      from: b
+      values: [x, y]
+    - tuo: typo
+`
+	res := Decode("m.yaml", []byte(file))
+	require.Len(t, res.Mappings, 1)
+	assert.Equal(t, []Label{{Name: "gpu", Value: new("0")}, {Name: "ok", From: "b", Values: map[string]string{"1": "true"}}}, res.Mappings[0].Metrics[0].Labels)
 	require.Len(t, res.Errors, 1)
-	assert.Contains(t, res.Errors[0].Error(), `m.yaml: MetricMapping "a": `)
-	assert.Contains(t, res.Errors[0].Error(), "cannot unmarshal")
+	assert.Equal(t, `m.yaml: MetricMapping "second": `+
+		`line 20: metrics[0].labels: want a list, got a mapping (each label is an item of the list that names it: "- name: model", then its value or from); `+
+		`line 22: metrics[1].from: want a single value, got a list; `+
+		`line 24: metrics[1].labels: want a list, got "direction"; `+
+		`line 30: metrics[2].labels[0].values: want a mapping, got a list; `+
+		`line 31: metrics[2].labels[1]: unknown field "tuo" (want name, value, from, values)`, res.Errors[0].Error())
+
+	// Without lines, as for a cluster object, the same problems.
+	res = DecodeObject("cluster", []byte(file))
+	require.Len(t, res.Errors, 1)
+	assert.Contains(t, res.Errors[0].Error(), `cluster: MetricMapping "second": metrics[0].labels: want a list, got a mapping`)
 }
 
 // FuzzDecode: arbitrary YAML never panics, and whatever loads is valid.

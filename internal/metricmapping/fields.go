@@ -9,14 +9,16 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// UnknownFields names every key of node that the type t has no field for, at any depth, with
-// its path below at ("metrics[2]") and the fields that are allowed there: `metrics[2]: unknown
-// field "form" (want from, to, fromUnit, part, labels)`. With lines, each starts with the
-// key's line in node's source. yaml's own strict decoding says `field form not found in type
-// metricmapping.Entry`, and counts lines in a re-encoded copy of the document, not in the file.
-func UnknownFields(node *yaml.Node, t reflect.Type, at string, lines bool) []string {
+// ShapeErrors names every key of node that the type t has no field for, and every value of
+// a kind t cannot hold there, at any depth, with its path below at ("metrics[2]"): `metrics[2]:
+// unknown field "form" (want from, to, fromUnit, part, labels)`, `metrics[0].labels: want a
+// list, got a mapping (...)`. With lines, each starts with the line of its key (or list item)
+// in node's source. yaml's own strict decoding says `field form not found in type
+// metricmapping.Entry` and `cannot unmarshal !!map into []metricmapping.Label`, and counts
+// lines in a re-encoded copy of the document, not in the file.
+func ShapeErrors(node *yaml.Node, t reflect.Type, at string, lines bool) []string {
 	var out []string
-	errs, _ := unknownFieldsIn(node, t, at)
+	errs, _ := shapeErrorsIn(node, t, at)
 	for _, fe := range errs {
 		if !lines {
 			fe.Line = 0
@@ -26,20 +28,26 @@ func UnknownFields(node *yaml.Node, t reflect.Type, at string, lines bool) []str
 	return out
 }
 
-// unknownFieldsIn is UnknownFields as field errors, each with its key's line, and the mappings
-// that hold the unknown keys.
-func unknownFieldsIn(node *yaml.Node, t reflect.Type, at string) ([]*FieldError, map[*yaml.Node]bool) {
+// shapeErrorsIn is ShapeErrors as field errors, each with its line, and the mappings that
+// hold unknown keys.
+func shapeErrorsIn(node *yaml.Node, t reflect.Type, at string) ([]*FieldError, map[*yaml.Node]bool) {
 	holders := map[*yaml.Node]bool{}
 	var out []*FieldError
-	w := fieldWalker{walked: map[*yaml.Node]bool{}, unknown: func(holder, key *yaml.Node, path string, want []string) {
-		out = append(out, &FieldError{
-			Line:  key.Line,
-			Field: path,
-			Msg:   fmt.Sprintf("unknown field %q (want %s)", key.Value, strings.Join(want, ", ")),
-		})
-		holders[holder] = true
-	}}
-	w.walk(node, t, at)
+	w := fieldWalker{
+		walked: map[*yaml.Node]bool{},
+		unknown: func(holder, key *yaml.Node, path string, want []string) {
+			out = append(out, &FieldError{
+				Line:  key.Line,
+				Field: path,
+				Msg:   fmt.Sprintf("unknown field %q (want %s)", key.Value, strings.Join(want, ", ")),
+			})
+			holders[holder] = true
+		},
+		mismatch: func(line int, path, msg string) {
+			out = append(out, &FieldError{Line: line, Field: path, Msg: msg})
+		},
+	}
+	w.walk(node, t, at, node.Line)
 	return out, holders
 }
 
@@ -49,9 +57,11 @@ type fieldWalker struct {
 	// each unknown field is said once, where it is written.
 	walked  map[*yaml.Node]bool
 	unknown func(holder, key *yaml.Node, path string, want []string)
+	// mismatch says a value is of a kind its field cannot hold, at the line of its key.
+	mismatch func(line int, path, msg string)
 }
 
-func (w fieldWalker) walk(node *yaml.Node, t reflect.Type, path string) {
+func (w fieldWalker) walk(node *yaml.Node, t reflect.Type, path string, line int) {
 	if node.Kind == yaml.DocumentNode && len(node.Content) == 1 {
 		node = node.Content[0]
 	}
@@ -65,13 +75,17 @@ func (w fieldWalker) walk(node *yaml.Node, t reflect.Type, path string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if msg := kindMismatch(node, t, path); msg != "" {
+		w.mismatch(line, path, msg)
+		return
+	}
 	switch {
 	case t.Kind() == reflect.Struct && node.Kind == yaml.MappingNode:
 		names, types := yamlFields(t)
 		for i := 0; i+1 < len(node.Content); i += 2 {
 			key, value := node.Content[i], node.Content[i+1]
 			if key.Tag == "!!merge" { // `<<: *defaults`: the merged mapping's keys are this one's
-				w.walkMerged(value, t, path)
+				w.walkMerged(value, t, path, key.Line)
 				continue
 			}
 			ft, ok := types[key.Value]
@@ -79,23 +93,82 @@ func (w fieldWalker) walk(node *yaml.Node, t reflect.Type, path string) {
 				w.unknown(node, key, path, names)
 				continue
 			}
-			w.walk(value, ft, joinPath(path, key.Value))
+			w.walk(value, ft, joinPath(path, key.Value), key.Line)
 		}
 	case t.Kind() == reflect.Slice && node.Kind == yaml.SequenceNode:
 		for i, item := range node.Content {
-			w.walk(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
+			w.walk(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i), item.Line)
+		}
+	case t.Kind() == reflect.Map && node.Kind == yaml.MappingNode:
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			key, value := node.Content[i], node.Content[i+1]
+			if key.Tag == "!!merge" {
+				continue // yaml merges it; the merged mapping is checked where it is written
+			}
+			w.walk(value, t.Elem(), fmt.Sprintf("%s[%s]", path, key.Value), key.Line)
 		}
 	}
 }
 
-func (w fieldWalker) walkMerged(value *yaml.Node, t reflect.Type, path string) {
+// kindMismatch says why node cannot be decoded into t ("want a list, got a mapping"), or ""
+// where it can. A null (an empty value) decodes into anything, as its zero value.
+func kindMismatch(node *yaml.Node, t reflect.Type, path string) string {
+	if node.Kind == yaml.ScalarNode && node.ShortTag() == "!!null" {
+		return ""
+	}
+	want := ""
+	switch t.Kind() {
+	case reflect.Struct:
+		if node.Kind != yaml.MappingNode {
+			want = "a mapping of fields"
+		}
+	case reflect.Map:
+		if node.Kind != yaml.MappingNode {
+			want = "a mapping"
+		}
+	case reflect.Slice:
+		if node.Kind != yaml.SequenceNode {
+			want = "a list"
+		}
+	case reflect.String:
+		if node.Kind != yaml.ScalarNode {
+			want = "a single value"
+		}
+	}
+	if want == "" {
+		return ""
+	}
+	msg := fmt.Sprintf("want %s, got %s", want, kindName(node))
+	// The likeliest slip: labels written as a mapping of name to rule, where each label is a
+	// list item that carries its name.
+	if t.Kind() == reflect.Slice && t.Elem() == reflect.TypeOf(Label{}) && node.Kind == yaml.MappingNode && len(node.Content) >= 2 {
+		msg += fmt.Sprintf(` (each label is an item of the list that names it: "- name: %s", then its value or from)`, node.Content[0].Value)
+	}
+	return msg
+}
+
+// kindName says what a node is, quoting a scalar.
+func kindName(node *yaml.Node) string {
+	switch node.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%q", node.Value)
+	default:
+		return "nothing"
+	}
+}
+
+func (w fieldWalker) walkMerged(value *yaml.Node, t reflect.Type, path string, line int) {
 	if value.Kind == yaml.SequenceNode { // `<<: [*a, *b]`
 		for _, v := range value.Content {
-			w.walk(v, t, path)
+			w.walk(v, t, path, line)
 		}
 		return
 	}
-	w.walk(value, t, path)
+	w.walk(value, t, path, line)
 }
 
 // yamlFields returns the YAML keys of struct type t, in declaration order, and their types.

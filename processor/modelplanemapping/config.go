@@ -128,7 +128,7 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 		if err := yaml.Unmarshal(data, &node); err != nil {
 			return fmt.Errorf("mappings: %w", err)
 		}
-		if unknown := metricmapping.UnknownFields(&node, reflect.TypeOf([]InlineMapping{}), "mappings", false); len(unknown) > 0 {
+		if unknown := metricmapping.ShapeErrors(&node, reflect.TypeOf([]InlineMapping{}), "mappings", false); len(unknown) > 0 {
 			return errors.New(strings.Join(unknown, "; "))
 		}
 		dec := yaml.NewDecoder(bytes.NewReader(data))

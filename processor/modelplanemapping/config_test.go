@@ -61,8 +61,10 @@ func TestLoadConfig(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	cases := map[string]string{
-		"badunit":    `config mappings[0]: MetricMapping "my-engine": metrics[0].fromUnit: unknown unit "Milisecond"`,
-		"misspelt":   `mappings[0].metrics[0]: unknown field "fromUnits" (want from, to, fromUnit, part, labels); mappings[0].metrics[0].labels[0]: unknown field "vaule" (want name, value, from, values)`,
+		"badunit":  `config mappings[0]: MetricMapping "my-engine": metrics[0].fromUnit: unknown unit "Milisecond"`,
+		"misspelt": `mappings[0].metrics[0]: unknown field "fromUnits" (want from, to, fromUnit, part, labels); mappings[0].metrics[0].labels[0]: unknown field "vaule" (want name, value, from, values)`,
+		// labels written as a mapping of name to rule: named by field, not by yaml's Go types.
+		"labelsmap":  `mappings[0].metrics[0].labels: want a list, got a mapping (each label is an item of the list that names it: "- name: model", then its value or from)`,
 		"badbuiltin": `builtin: unknown mapping "modelplane-nope"; want default or some of [modelplane-gateway modelplane-gpu modelplane-gpu-dcgm49 modelplane-nim modelplane-picker modelplane-picker-legacy modelplane-sglang modelplane-vllm]`,
 		// Every unknown name, each with the one it most likely meant.
 		"misspeltbuiltins":     `builtin: unknown mapping "modelplane-vlm" (did you mean "modelplane-vllm"?), unknown mapping "defaults" (did you mean "default"?); want default or some of [`,
