@@ -86,7 +86,7 @@ spec: {}
 	assert.Equal(t, "mappings/engine.yaml", res.Mappings[0].Source)
 	assert.Equal(t, []string{`mappings/engine.yaml: document 1 (ConfigMap "not-a-mapping")`}, res.Skipped)
 	require.Len(t, res.Errors, 3)
-	assert.Equal(t, `mappings/engine.yaml: MetricMapping "my-engine": line 31: metrics[3].fromUnit: unknown unit "Milisecond" (want one of Millijoules, Milliseconds, Nanoseconds, Mebibytes, Percent, Microseconds, Kibibytes, Gibibytes, Kilobytes, Megabytes, Gigabytes, Milliwatts)`, res.Errors[0].Error())
+	assert.Equal(t, `mappings/engine.yaml: MetricMapping "my-engine": line 31: metrics[3].fromUnit: unknown unit "Milisecond", did you mean "Milliseconds"? (want one of Millijoules, Milliseconds, Nanoseconds, Mebibytes, Percent, Microseconds, Kibibytes, Gibibytes, Kilobytes, Megabytes, Gigabytes, Milliwatts)`, res.Errors[0].Error())
 	// A misspelt field, with its line in the file and the fields allowed there.
 	assert.Equal(t, `mappings/engine.yaml: MetricMapping "typo": line 40: metrics[0]: unknown field "too" (want from, to, fromUnit, part, labels)`, res.Errors[1].Error())
 	assert.Equal(t, `mappings/engine.yaml: MetricMapping "future": apiVersion: "modelplane.ai/v2" is not supported (want modelplane.ai/v1alpha1)`, res.Errors[2].Error())

@@ -93,11 +93,21 @@ func Validate(m *MetricMapping) error {
 		checkName(add, p+".to", e.To, toPattern, maxNameLen, `^modelplane_[a-z0-9_]*[a-z0-9]$`)
 		if e.FromUnit != "" {
 			if _, ok := units.Parse(e.FromUnit); !ok {
-				add(p+".fromUnit", "unknown unit %q (want one of %s)", e.FromUnit, strings.Join(units.Names(), ", "))
+				meant := ""
+				if u, ok := units.Meant(e.FromUnit); ok {
+					meant = fmt.Sprintf(", did you mean %q?", u)
+				}
+				add(p+".fromUnit", "unknown unit %q%s (want one of %s)", e.FromUnit, meant, strings.Join(units.Names(), ", "))
 			}
 		}
 		if e.Part != "" && e.Part != PartCount && e.Part != PartSum {
-			add(p+".part", "unknown part %q (want Count or Sum)", e.Part)
+			meant := ""
+			for _, part := range []string{PartCount, PartSum} {
+				if strings.EqualFold(e.Part, part) {
+					meant = fmt.Sprintf(", did you mean %q?", part)
+				}
+			}
+			add(p+".part", "unknown part %q%s (want Count or Sum)", e.Part, meant)
 		}
 		if e.Part == PartCount && e.FromUnit != "" {
 			add(p+".fromUnit", "%q does not apply to part Count, which counts observations", e.FromUnit)

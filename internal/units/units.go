@@ -5,9 +5,12 @@ package units // import "github.com/modelplaneai/otelcol-modelplane/internal/uni
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/spelling"
 )
 
 // Unit is a source unit a MetricMapping may name in fromUnit.
@@ -66,6 +69,38 @@ func Parse(name string) (Unit, bool) {
 		}
 	}
 	return None, false
+}
+
+// Meant returns the unit a name that Parse refuses most likely means, for an error to
+// suggest: the name in another case or in the singular ("milliseconds", "Millisecond"), the
+// unit's abbreviation or UCUM code ("ms", "MiB", "MiBy", "%"), or a misspelling
+// ("Milisecond").
+func Meant(name string) (Unit, bool) {
+	for u := Unit(1); u < numUnits; u++ {
+		f := table[u]
+		if strings.EqualFold(name, f.name) || strings.EqualFold(name, strings.TrimSuffix(f.name, "s")) ||
+			name == f.short || name == ucum(f.short) || strings.EqualFold(name, f.short) && !strings.HasSuffix(f.short, "B") {
+			return u, true
+		}
+	}
+	switch name {
+	case "µs", "μs", "usec":
+		return Microseconds, true
+	case "KB", "KBy":
+		return Kilobytes, true
+	}
+	if n := spelling.Nearest(name, slices.Values(Names())); n != "" {
+		return Parse(n)
+	}
+	return None, false
+}
+
+// ucum is the UCUM code of an abbreviation: bytes are By.
+func ucum(short string) string {
+	if b, ok := strings.CutSuffix(short, "B"); ok {
+		return b + "By"
+	}
+	return short
 }
 
 // Names lists every unit name Parse accepts, Modelplane's five first.

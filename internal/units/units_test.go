@@ -199,3 +199,24 @@ func TestOfName(t *testing.T) {
 		}
 	}
 }
+
+// A unit written as engines and UCUM write it, or misspelt, names the unit it means; a byte
+// abbreviation only in its exact case (mb could be a megabit), and nothing for a word that is
+// no unit.
+func TestMeant(t *testing.T) {
+	for name, want := range map[string]Unit{
+		"ms": Milliseconds, "MS": Milliseconds, "milliseconds": Milliseconds, "Millisecond": Milliseconds,
+		"Milisecond": Milliseconds, "us": Microseconds, "µs": Microseconds, "ns": Nanoseconds,
+		"MiB": Mebibytes, "MiBy": Mebibytes, "mebibytes": Mebibytes, "KiB": Kibibytes, "GiBy": Gibibytes,
+		"kB": Kilobytes, "KB": Kilobytes, "MB": Megabytes, "GBy": Gigabytes, "mJ": Millijoules,
+		"mW": Milliwatts, "%": Percent, "percent": Percent,
+	} {
+		got, ok := Meant(name)
+		assert.True(t, ok, name)
+		assert.Equal(t, want, got, name)
+	}
+	for _, name := range []string{"mb", "s", "Seconds", "bytes", "tokens"} {
+		got, ok := Meant(name)
+		assert.False(t, ok, "%s means %s", name, got)
+	}
+}

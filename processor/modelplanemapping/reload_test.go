@@ -199,7 +199,7 @@ func TestReloadWhileDataFlows(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return len(brokenWarnings()) > 0 }, 5*time.Second, 10*time.Millisecond)
 	warn := brokenWarnings()[0].ContextMap()["error"].(string)
-	assert.Equal(t, path+`: MetricMapping "reload": line 11: metrics[1].fromUnit: unknown unit "Milisecond" (want one of Millijoules, Milliseconds, Nanoseconds, Mebibytes, Percent, Microseconds, Kibibytes, Gibibytes, Kilobytes, Megabytes, Gigabytes, Milliwatts); kept the last good version of the file`, warn)
+	assert.Equal(t, path+`: MetricMapping "reload": line 11: metrics[1].fromUnit: unknown unit "Milisecond", did you mean "Milliseconds"? (want one of Millijoules, Milliseconds, Nanoseconds, Mebibytes, Percent, Microseconds, Kibibytes, Gibibytes, Kilobytes, Megabytes, Gigabytes, Milliwatts); kept the last good version of the file`, warn)
 	saw("v2") // broken: the last good version stays
 	assert.Len(t, brokenWarnings(), 1, "one warning per broken update, not one per poll")
 	require.NoError(t, os.WriteFile(path, []byte(mappingDoc("v4")), 0o600))
