@@ -391,7 +391,7 @@ func scrapeError(log string) error {
 }
 
 // processorWarnings are the mapping processor's warnings in the collector's JSON log: the
-// overlaps between entries as notes, the others, each with its error, as one error.
+// overlaps between entries and units that look wrong as notes, the others, each with its error, as one error.
 func processorWarnings(log string) ([]string, error) {
 	var errs []error
 	var notes []string
@@ -402,12 +402,17 @@ func processorWarnings(log string) ([]string, error) {
 			Msg       string `json:"msg"`
 			Error     string `json:"error"`
 			Overlap   string `json:"overlap"`
+			Unit      string `json:"unit"`
 		}
 		if json.Unmarshal([]byte(line), &entry) != nil || entry.Level != "warn" || entry.Component != "modelplane_mapping" {
 			continue
 		}
-		if entry.Msg == modelplanemapping.OverlapMessage {
+		switch entry.Msg {
+		case modelplanemapping.OverlapMessage:
 			notes = append(notes, entry.Overlap)
+			continue
+		case modelplanemapping.UnitMessage:
+			notes = append(notes, entry.Unit)
 			continue
 		}
 		if entry.Error != "" {

@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
 
 // Label values and paths reach the generated configuration intact, whatever they hold.
@@ -68,7 +69,7 @@ func TestConfigClusterMappings(t *testing.T) {
 }
 
 // The mapping processor's warnings, and only its, fail a preview, each with its error; an
-// overlap between entries is a note that does not.
+// overlap between entries, or units that look wrong, is a note that does not.
 func TestProcessorWarnings(t *testing.T) {
 	log := `{"level":"info","otelcol.component.id":"modelplane_mapping","msg":"Mappings loaded"}
 {"level":"warn","otelcol.component.id":"prometheus","msg":"Failed to scrape Prometheus endpoint"}
@@ -82,9 +83,11 @@ func TestProcessorWarnings(t *testing.T) {
 Skipped a mapping: cluster metricmappings.modelplane.ai: MetricMapping "x": metrics[0].labels[0]: both value and from
 MetricMappings not read from the API server yet; running without them until they are`)
 	assert.Nil(t, notes)
-	notes, err = processorWarnings(`{"level":"info","otelcol.component.id":"modelplane_mapping","msg":"Mappings loaded"}` + "\n" + overlap)
+	unit := `{"level":"warn","otelcol.component.id":"modelplane_mapping","msg":"` + modelplanemapping.UnitMessage + `","unit":"a.yaml: MetricMapping \"a\" metrics[1]: \"x_ms\" is in milliseconds by its name"}
+`
+	notes, err = processorWarnings(`{"level":"info","otelcol.component.id":"modelplane_mapping","msg":"Mappings loaded"}` + "\n" + overlap + unit)
 	require.NoError(t, err)
-	assert.Equal(t, []string{`a.yaml: MetricMapping "a" metrics[0]: "x" never becomes "modelplane_y"`}, notes)
+	assert.Equal(t, []string{`a.yaml: MetricMapping "a" metrics[0]: "x" never becomes "modelplane_y"`, `a.yaml: MetricMapping "a" metrics[1]: "x_ms" is in milliseconds by its name`}, notes)
 }
 
 // The processor's counters are read off the collector's own metrics page, summed over

@@ -238,3 +238,30 @@ func OfName(name string) string {
 	}
 	return ""
 }
+
+// sourceSuffixes are the suffixes by which engines name a metric in a unit that is not a base
+// unit (sglang:kv_transfer_latency_ms). Percent is left out: vLLM's gpu_cache_usage_perc is a
+// ratio of 0 to 1 despite its name.
+var sourceSuffixes = [...]struct {
+	suffix string
+	unit   Unit
+}{
+	{"_ms", Milliseconds}, {"_milliseconds", Milliseconds}, {"_us", Microseconds}, {"_microseconds", Microseconds},
+	{"_ns", Nanoseconds}, {"_nanoseconds", Nanoseconds}, {"_mj", Millijoules}, {"_millijoules", Millijoules},
+	{"_mw", Milliwatts}, {"_milliwatts", Milliwatts}, {"_kib", Kibibytes}, {"_mib", Mebibytes}, {"_gib", Gibibytes},
+	{"_kb", Kilobytes}, {"_mb", Megabytes}, {"_gb", Gigabytes},
+}
+
+// OfSourceName returns the unit, other than a base unit, that a metric name declares by its
+// suffix (before a counter's _total), in any case: Milliseconds for
+// sglang:kv_transfer_latency_ms, Mebibytes for gpu_memory_used_MiB; None for a name without
+// one.
+func OfSourceName(name string) Unit {
+	name = strings.ToLower(strings.TrimSuffix(name, "_total"))
+	for _, s := range sourceSuffixes {
+		if strings.HasSuffix(name, s.suffix) {
+			return s.unit
+		}
+	}
+	return None
+}

@@ -220,3 +220,14 @@ func TestMeant(t *testing.T) {
 		assert.False(t, ok, "%s means %s", name, got)
 	}
 }
+
+func TestOfSourceName(t *testing.T) {
+	for name, want := range map[string]Unit{
+		"sglang:kv_transfer_latency_ms": Milliseconds, "nv_inference_request_duration_us": Microseconds,
+		"gpu_memory_used_MiB": Mebibytes, "energy_millijoules_total": Millijoules, "power_mW": Milliwatts,
+		"vllm:e2e_request_latency_seconds": None, "gpu_cache_usage_perc": None, "num_requests_running": None,
+		"DCGM_FI_DEV_FB_USED": None, "items": None,
+	} {
+		assert.Equal(t, want, OfSourceName(name), name)
+	}
+}

@@ -199,7 +199,8 @@ func (c *Config) Validate() error {
 		}
 		if builtins, inline, err := c.builtinAndInline(); err == nil {
 			// The cluster's objects are not read here: they run in the collector only.
-			for _, o := range rules.Overlaps(runOrder(builtins, files, nil, inline)) {
+			all := runOrder(builtins, files, nil, inline)
+			for _, o := range append(rules.Overlaps(all), rules.UnitNotes(all)...) {
 				validatenotes.Warn("%s", o)
 			}
 		}

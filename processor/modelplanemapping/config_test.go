@@ -122,6 +122,25 @@ func TestStrictValidationWarnsAboutOverlaps(t *testing.T) {
 		`builtin/gpu.yaml: MetricMapping "modelplane-gpu" metrics[0]: its values are scaled twice; to replace the built-in, leave "modelplane-gpu" out of `+"`builtin`\n", notes.String())
 }
 
+// `validate` names an entry whose names and fromUnit disagree about the unit, as a warning.
+func TestStrictValidationWarnsAboutUnits(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "mine.yaml")
+	require.NoError(t, os.WriteFile(mine, []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: mine}\nspec:\n  metrics:\n"+
+		"  - {from: \"vllm:e2e_request_latency_seconds\", to: modelplane_my_latency_seconds, fromUnit: Milliseconds}\n"), 0o600))
+	cfg := createDefaultConfig()
+	cfg.Builtin.Enabled = false
+	cfg.MappingFiles = []string{filepath.Join(dir, "*.yaml")}
+	var notes strings.Builder
+	validatenotes.Out = &notes
+	t.Cleanup(func() { validatenotes.Out = nil })
+	SetStrictFileValidation(true)
+	defer SetStrictFileValidation(false)
+	require.NoError(t, cfg.Validate())
+	assert.Equal(t, "warning: "+mine+`: MetricMapping "mine" metrics[0]: "vllm:e2e_request_latency_seconds" is in seconds by its name already, `+
+		"but fromUnit: Milliseconds scales its values as if they were in milliseconds\n", notes.String())
+}
+
 // `validate` also loads the kubeconfig cluster_mappings names, without contacting the
 // cluster: one that does not load would fail the start, and so a reload validate let through.
 func TestStrictValidationLoadsTheKubeconfig(t *testing.T) {

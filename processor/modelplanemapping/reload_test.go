@@ -446,3 +446,46 @@ func TestOverlapWithABuiltinIsWarnedOnce(t *testing.T) {
 	require.Eventually(t, func() bool { return len(logs.FilterMessage("Mappings loaded").All()) == 4 }, 5*time.Second, 10*time.Millisecond)
 	assert.Len(t, warned(), 2)
 }
+
+// A mapping whose names and fromUnit disagree (a source in milliseconds by its name renamed
+// into seconds without fromUnit) runs as written, as the reference runs it, and is warned
+// about once while it lasts, naming the entry and the fromUnit it lacks.
+func TestUnitDisagreementIsWarnedOnce(t *testing.T) {
+	dir := t.TempDir()
+	set, logs := observedSettings()
+	path := filepath.Join(dir, "kv.yaml")
+	doc := func(fromUnit string) []byte {
+		return []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: kv}\nspec:\n  metrics:\n" +
+			"  - {from: my_kv_transfer_ms, to: modelplane_my_kv_transfer_seconds" + fromUnit + "}\n")
+	}
+	require.NoError(t, os.WriteFile(path, doc(""), 0o600))
+	p, err := newProcessor(set, mappingFilesOnly(t, dir, 10*time.Millisecond))
+	require.NoError(t, err)
+	require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, p.shutdown(context.Background())) })
+
+	md := pmetric.NewMetrics()
+	m := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+	m.SetName("my_kv_transfer_ms")
+	m.SetEmptyGauge().DataPoints().AppendEmpty().SetDoubleValue(1500)
+	out, err := p.processMetrics(context.Background(), md)
+	require.NoError(t, err)
+	got := out.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0)
+	assert.Equal(t, "modelplane_my_kv_transfer_seconds", got.Name())
+	assert.Equal(t, 1500.0, got.Gauge().DataPoints().At(0).DoubleValue(), "run as written")
+
+	warned := func() []string {
+		var got []string
+		for _, e := range logs.FilterMessage(UnitMessage).All() {
+			got = append(got, e.ContextMap()["unit"].(string))
+		}
+		return got
+	}
+	assert.Equal(t, []string{path + `: MetricMapping "kv" metrics[0]: "my_kv_transfer_ms" is in milliseconds by its name and ` +
+		`"modelplane_my_kv_transfer_seconds" in seconds: without fromUnit: Milliseconds its values stay in milliseconds`}, warned())
+
+	// Mended: nothing more is said.
+	replaceFile(t, path, doc(", fromUnit: Milliseconds"))
+	require.Eventually(t, func() bool { return len(logs.FilterMessage("Mappings loaded").All()) == 2 }, 5*time.Second, 10*time.Millisecond)
+	assert.Len(t, warned(), 1)
+}
