@@ -225,8 +225,9 @@ func TestNVMLFromTheNodesDriverFolder(t *testing.T) {
 }
 
 // The notes after an install name the DaemonSet to check, say how to see what it reads,
-// and warn when no sink is set (metrics then reach no backend) or no cluster name (series
-// of two clusters in one backend then cannot be told apart by cluster).
+// and warn when no sink is set (metrics then reach no backend), no cluster name (series of
+// two clusters in one backend then cannot be told apart by cluster) or an OTLP sink names
+// the other transport's port.
 func TestInstallNotes(t *testing.T) {
 	notes := func(values string) string {
 		out, err := renderValues(t, values)
@@ -250,6 +251,13 @@ func TestInstallNotes(t *testing.T) {
 	assert.NotContains(t, n, "GPU feature discovery")
 	assert.NotContains(t, n, "clusterName is empty")
 	assert.Contains(t, n, "get daemonset omp-otelcol-modelplane")
+
+	// An OTLP sink sent to the other transport's port, as the collector warns when it starts.
+	n = notes("sinks: [{name: vendor, type: otlphttp, endpoint: \"http://collector.example.com:4317\"}, {name: gw, type: otlp_grpc, config: {endpoint: \"gateway:4318\"}}, {name: ok, type: otlp_http, endpoint: \"http://c:4318/v1\"}]\n")
+	assert.Contains(t, n, "Sink vendor (otlp_http) sends to port 4317, OTLP/gRPC's")
+	assert.Contains(t, n, "Sink gw (otlp_grpc) sends to port 4318, OTLP/HTTP's")
+	assert.NotContains(t, n, "Sink ok")
+	assert.NotContains(t, notes(""), "sends to port")
 
 	// No RuntimeClass to be missing: none set, or NVML from the node's driver folder.
 	assert.NotContains(t, notes("runtimeClassName: \"\"\n"), "RuntimeClass")
