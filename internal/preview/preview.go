@@ -391,7 +391,7 @@ func scrapeError(log string) error {
 }
 
 // processorWarnings are the mapping processor's warnings in the collector's JSON log: the
-// overlaps between entries and units that look wrong as notes, the others, each with its error, as one error.
+// overlaps between entries and misleading names as notes, the others, each with its error, as one error.
 func processorWarnings(log string) ([]string, error) {
 	var errs []error
 	var notes []string
@@ -402,7 +402,7 @@ func processorWarnings(log string) ([]string, error) {
 			Msg       string `json:"msg"`
 			Error     string `json:"error"`
 			Overlap   string `json:"overlap"`
-			Unit      string `json:"unit"`
+			Note      string `json:"note"`
 		}
 		if json.Unmarshal([]byte(line), &entry) != nil || entry.Level != "warn" || entry.Component != "modelplane_mapping" {
 			continue
@@ -411,8 +411,8 @@ func processorWarnings(log string) ([]string, error) {
 		case modelplanemapping.OverlapMessage:
 			notes = append(notes, entry.Overlap)
 			continue
-		case modelplanemapping.UnitMessage:
-			notes = append(notes, entry.Unit)
+		case modelplanemapping.NameMessage:
+			notes = append(notes, entry.Note)
 			continue
 		}
 		if entry.Error != "" {

@@ -69,7 +69,7 @@ func TestConfigClusterMappings(t *testing.T) {
 }
 
 // The mapping processor's warnings, and only its, fail a preview, each with its error; an
-// overlap between entries, or units that look wrong, is a note that does not.
+// overlap between entries, or a misleading name, is a note that does not.
 func TestProcessorWarnings(t *testing.T) {
 	log := `{"level":"info","otelcol.component.id":"modelplane_mapping","msg":"Mappings loaded"}
 {"level":"warn","otelcol.component.id":"prometheus","msg":"Failed to scrape Prometheus endpoint"}
@@ -83,7 +83,7 @@ func TestProcessorWarnings(t *testing.T) {
 Skipped a mapping: cluster metricmappings.modelplane.ai: MetricMapping "x": metrics[0].labels[0]: both value and from
 MetricMappings not read from the API server yet; running without them until they are`)
 	assert.Nil(t, notes)
-	unit := `{"level":"warn","otelcol.component.id":"modelplane_mapping","msg":"` + modelplanemapping.UnitMessage + `","unit":"a.yaml: MetricMapping \"a\" metrics[1]: \"x_ms\" is in milliseconds by its name"}
+	unit := `{"level":"warn","otelcol.component.id":"modelplane_mapping","msg":"` + modelplanemapping.NameMessage + `","note":"a.yaml: MetricMapping \"a\" metrics[1]: \"x_ms\" is in milliseconds by its name"}
 `
 	notes, err = processorWarnings(`{"level":"info","otelcol.component.id":"modelplane_mapping","msg":"Mappings loaded"}` + "\n" + overlap + unit)
 	require.NoError(t, err)

@@ -200,7 +200,7 @@ func (c *Config) Validate() error {
 		if builtins, inline, err := c.builtinAndInline(); err == nil {
 			// The cluster's objects are not read here: they run in the collector only.
 			all := runOrder(builtins, files, nil, inline)
-			for _, o := range append(rules.Overlaps(all), rules.UnitNotes(all)...) {
+			for _, o := range append(rules.Overlaps(all), rules.NameNotes(all)...) {
 				validatenotes.Warn("%s", o)
 			}
 		}

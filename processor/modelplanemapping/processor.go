@@ -55,9 +55,8 @@ type mappingProcessor struct {
 	// unfilteredCount is how many of unfiltered the mappings read now, for the telemetry
 	// callback and the watch loop, which read it unlocked.
 	unfilteredCount atomic.Int64
-	// overlaps are the entries the loaded mappings override (rules.Overlaps) or whose units
-	// look wrong (rules.UnitNotes), each warned about once while it lasts, not at every
-	// reload.
+	// overlaps are the entries the loaded mappings override (rules.Overlaps) or whose names
+	// mislead (rules.NameNotes), each warned about once while it lasts, not at every reload.
 	overlaps map[string]bool
 
 	stop chan struct{}
@@ -278,12 +277,14 @@ func (p *mappingProcessor) reload(initial bool) {
 // overrides; `preview` prints these as notes instead of failing on them.
 const OverlapMessage = "A mapping entry is overridden by an earlier one"
 
-// UnitMessage is the message of the warning about an entry whose names and fromUnit disagree
-// about the unit (rules.UnitNotes); `preview` prints these as notes too.
-const UnitMessage = "A mapping entry's names and fromUnit disagree about the unit"
+// NameMessage is the message of the warning about an entry whose names do not say what its
+// series will be (rules.NameNotes): names and fromUnit that disagree about the unit, or a
+// target the Prometheus exporters serve under another name; `preview` prints these as notes
+// too.
+const NameMessage = "A mapping entry's names do not say what its series will be"
 
 // warnOverlaps warns about each entry of all that an earlier entry overrides, and each whose
-// units look wrong, once while it lasts.
+// names do not say what its series will be, once while it lasts.
 func (p *mappingProcessor) warnOverlaps(all []metricmapping.MetricMapping) {
 	now := map[string]bool{}
 	for _, o := range rules.Overlaps(all) {
@@ -292,10 +293,10 @@ func (p *mappingProcessor) warnOverlaps(all []metricmapping.MetricMapping) {
 			p.logger.Warn(OverlapMessage, zap.String("overlap", o))
 		}
 	}
-	for _, u := range rules.UnitNotes(all) {
-		now[u] = true
-		if !p.overlaps[u] {
-			p.logger.Warn(UnitMessage, zap.String("unit", u))
+	for _, n := range rules.NameNotes(all) {
+		now[n] = true
+		if !p.overlaps[n] {
+			p.logger.Warn(NameMessage, zap.String("note", n))
 		}
 	}
 	p.overlaps = now

@@ -476,8 +476,8 @@ func TestUnitDisagreementIsWarnedOnce(t *testing.T) {
 
 	warned := func() []string {
 		var got []string
-		for _, e := range logs.FilterMessage(UnitMessage).All() {
-			got = append(got, e.ContextMap()["unit"].(string))
+		for _, e := range logs.FilterMessage(NameMessage).All() {
+			got = append(got, e.ContextMap()["note"].(string))
 		}
 		return got
 	}

@@ -1,0 +1,141 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/internal/units"
+)
+
+// NameNotes describes, one line each, the entries of mappings whose names do not say what
+// their series will be. First, names and fromUnit that disagree about the unit: a source
+// named in milliseconds (sglang:kv_transfer_latency_ms) renamed into seconds without
+// fromUnit, so its values keep milliseconds under a name that says seconds; a fromUnit other
+// than the one the source's name says; a fromUnit on a source whose name says it is in the
+// base unit already, which scales it anyway; and a target whose name says another unit than
+// the conversion gives. Each shows in the data only as values off by a factor of a thousand
+// or more. Then a target that the Prometheus exporters (remote write and the endpoint) serve
+// under another name, because they add the unit a conversion sets and a counter's _total to
+// a name that lacks them: `to: modelplane_kv_transfer` with fromUnit Milliseconds arrives as
+// modelplane_kv_transfer_seconds, a dashboard written for the name in the mapping finds
+// nothing. All of them are valid, and run as the reference runs them (which sets no unit, so
+// its exporters add none). Names say units by their Prometheus suffix (units.OfName,
+// units.OfSourceName); a name without one says nothing, and part Count, which counts
+// observations, has no unit to disagree about.
+func NameNotes(mappings []metricmapping.MetricMapping) []string {
+	var notes []string
+	for mi := range mappings {
+		m := &mappings[mi]
+		for i, e := range m.Metrics {
+			for _, note := range []string{unitNote(e), servedNameNote(e)} {
+				if note != "" {
+					notes = append(notes, fmt.Sprintf("%s: MetricMapping %q metrics[%d]: %s", m.Source, m.Name, i, note))
+				}
+			}
+		}
+	}
+	return notes
+}
+
+func unitNote(e metricmapping.Entry) string {
+	if e.Part == metricmapping.PartCount {
+		return ""
+	}
+	src, srcBase, toBase := units.OfSourceName(e.From), units.OfName(e.From), units.OfName(e.To)
+	from, ok := units.Parse(e.FromUnit)
+	if !ok {
+		from = units.None
+	}
+	switch {
+	case from == units.None && src != units.None && toBase == src.Target():
+		return fmt.Sprintf("%q is in %s by its name and %q in %s: without fromUnit: %s its values stay in %s",
+			e.From, word(src), e.To, baseWord(toBase), src, word(src))
+	case from != units.None && src != units.None && from != src:
+		return fmt.Sprintf("%q is in %s by its name, but fromUnit is %s", e.From, word(src), from)
+	case from != units.None && srcBase == from.Target():
+		return fmt.Sprintf("%q is in %s by its name already, but fromUnit: %s scales its values as if they were in %s",
+			e.From, baseWord(srcBase), from, word(from))
+	case from != units.None && toBase != "" && toBase != from.Target():
+		return fmt.Sprintf("fromUnit: %s converts to %s, but %q is in %s by its name", from, baseWord(from.Target()), e.To, baseWord(toBase))
+	case from == units.None && srcBase != "" && toBase != "" && srcBase != toBase:
+		return fmt.Sprintf("%q is in %s by its name and %q in %s", e.From, baseWord(srcBase), e.To, baseWord(toBase))
+	}
+	return ""
+}
+
+// servedNameNote says under which name the Prometheus exporters serve a target that lacks the
+// suffix of the unit its conversion sets, or a counter's _total: a part is a counter, and so
+// is a source named with _total, as Prometheus names counters.
+func servedNameNote(e metricmapping.Entry) string {
+	counter := e.Part != "" || strings.HasSuffix(e.From, "_total") || strings.HasSuffix(e.To, "_total")
+	base := strings.TrimSuffix(e.To, "_total")
+	served, why, gauge := base, "", ""
+	if u, ok := units.Parse(e.FromUnit); ok && e.Part != metricmapping.PartCount && units.OfName(e.To) == "" {
+		switch suffix := unitSuffix(u.Target()); {
+		case suffix == "ratio" && counter:
+			// The exporters add _ratio to gauges only.
+		case suffix == "ratio":
+			// A source's type is not in its name: said for a gauge, as a percentage most often is.
+			served, why, gauge = base+"_ratio", fmt.Sprintf("fromUnit: %s gives a ratio (unit 1), which they add to a gauge's name", u), " if it is a gauge"
+		case suffix != "":
+			served, why = base+"_"+suffix, fmt.Sprintf("fromUnit: %s gives %s, which they add to the name", u, baseWord(u.Target()))
+		}
+	}
+	if counter {
+		served += "_total"
+		if !strings.HasSuffix(e.To, "_total") {
+			kind := fmt.Sprintf("%q is a counter by its name", e.From)
+			if e.Part != "" {
+				kind = "part " + e.Part + " is a counter"
+			}
+			why = strings.TrimPrefix(why+"; "+kind+", to which they add _total", "; ")
+		}
+	}
+	if served == e.To {
+		return ""
+	}
+	return fmt.Sprintf("the Prometheus exporters serve %q as %q%s (%s): name it %q to find it under the same name everywhere",
+		e.To, served, gauge, why, served)
+}
+
+// unitSuffix is the word the Prometheus exporters add to a name for a UCUM unit.
+func unitSuffix(ucum string) string {
+	switch ucum {
+	case "s":
+		return "seconds"
+	case "By":
+		return "bytes"
+	case "J":
+		return "joules"
+	case "W":
+		return "watts"
+	case "1":
+		return "ratio"
+	}
+	return ""
+}
+
+// word is a source unit as a name says it: "milliseconds".
+func word(u units.Unit) string { return strings.ToLower(u.String()) }
+
+// baseWord is a UCUM base unit as a name says it: "seconds" for s.
+func baseWord(ucum string) string {
+	switch ucum {
+	case "s":
+		return "seconds"
+	case "By":
+		return "bytes"
+	case "J":
+		return "joules"
+	case "W":
+		return "watts"
+	case "1":
+		return "a ratio"
+	case "Cel":
+		return "degrees Celsius"
+	case "Hz":
+		return "hertz"
+	}
+	return ucum
+}
