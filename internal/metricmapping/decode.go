@@ -7,7 +7,6 @@ import (
 	"io"
 	"reflect"
 	"sort"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -153,8 +152,8 @@ func decodeDocument(source, at string, node *yaml.Node, lines bool) (MetricMappi
 	// A misspelt field or a value of the wrong kind is an error, not silently ignored or
 	// named by yaml's Go types: named with its line in the file, together with whatever else
 	// is wrong in the document, so one run shows every problem.
-	shape, holders := shapeErrorsIn(node, reflect.TypeOf(document{}), "")
-	if hasMismatch(shape) {
+	shape, holders, mismatch := shapeErrorsIn(node, reflect.TypeOf(document{}), "")
+	if mismatch {
 		return MetricMapping{}, "", newError(source, head.Metadata.Name, label, shape, lines)
 	}
 	// Decode again, strictly where no field is unknown, for anything the walk does not check.
@@ -194,17 +193,6 @@ func decodeDocument(source, at string, node *yaml.Node, lines bool) (MetricMappi
 		return MetricMapping{}, "", newError(source, head.Metadata.Name, label, errs, lines)
 	}
 	return m, "", nil
-}
-
-// hasMismatch says whether errs hold a value of the wrong kind, which leaves nothing to
-// validate, rather than only unknown fields.
-func hasMismatch(errs []*FieldError) bool {
-	for _, fe := range errs {
-		if !strings.HasPrefix(fe.Msg, "unknown field ") {
-			return true
-		}
-	}
-	return false
 }
 
 // newError is the Error of one document, its problems in file order, with or without lines.

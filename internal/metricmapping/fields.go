@@ -18,7 +18,7 @@ import (
 // lines in a re-encoded copy of the document, not in the file.
 func ShapeErrors(node *yaml.Node, t reflect.Type, at string, lines bool) []string {
 	var out []string
-	errs, _ := shapeErrorsIn(node, t, at)
+	errs, _, _ := shapeErrorsIn(node, t, at)
 	for _, fe := range errs {
 		if !lines {
 			fe.Line = 0
@@ -28,11 +28,11 @@ func ShapeErrors(node *yaml.Node, t reflect.Type, at string, lines bool) []strin
 	return out
 }
 
-// shapeErrorsIn is ShapeErrors as field errors, each with its line, and the mappings that
-// hold unknown keys.
-func shapeErrorsIn(node *yaml.Node, t reflect.Type, at string) ([]*FieldError, map[*yaml.Node]bool) {
-	holders := map[*yaml.Node]bool{}
-	var out []*FieldError
+// shapeErrorsIn is ShapeErrors as field errors, each with its line, the mappings that hold
+// unknown keys, and whether a value is of the wrong kind (which leaves nothing to decode and
+// validate there).
+func shapeErrorsIn(node *yaml.Node, t reflect.Type, at string) (out []*FieldError, holders map[*yaml.Node]bool, mismatch bool) {
+	holders = map[*yaml.Node]bool{}
 	w := fieldWalker{
 		walked: map[*yaml.Node]bool{},
 		unknown: func(holder, key *yaml.Node, path string, want []string) {
@@ -45,10 +45,11 @@ func shapeErrorsIn(node *yaml.Node, t reflect.Type, at string) ([]*FieldError, m
 		},
 		mismatch: func(line int, path, msg string) {
 			out = append(out, &FieldError{Line: line, Field: path, Msg: msg})
+			mismatch = true
 		},
 	}
 	w.walk(node, t, at, node.Line)
-	return out, holders
+	return out, holders, mismatch
 }
 
 type fieldWalker struct {
