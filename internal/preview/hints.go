@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
+	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/internal/spelling"
 )
 
 // idleMappingNotes name the built-in mappings that are not running and read metrics of a page
@@ -55,6 +57,97 @@ func idleMappingNotes(page []byte, o Options, mapped int64) []string {
 			m.Name, read, strings.Join(selection, ",")))
 	}
 	return notes
+}
+
+// unreadEntryNotes say, for each entry of the mapping files that reads nothing on the page,
+// what on the page it most likely meant, where the page says: a series of a histogram or
+// summary copied from the page (X_bucket, X_count, X_sum), which mappings name by the
+// family (X, with part Count or Sum for the two counters); a counter without the _total the
+// collector names it by; a misspelling of a metric the page has. An entry with no such near
+// miss (one for another engine, in a file that maps several) gets no note.
+func unreadEntryNotes(page []byte, mappings []metricmapping.MetricMapping) []string {
+	names, types := sampleNames(page), familyTypes(page)
+	var notes []string
+	for _, m := range mappings {
+		for i, e := range m.Metrics {
+			if hint := meantSource(e.From, names, types); hint != "" {
+				notes = append(notes, fmt.Sprintf("%s: MetricMapping %q metrics[%d]: %q reads nothing on this page: %s",
+					m.Source, m.Name, i, e.From, hint))
+			}
+		}
+	}
+	return notes
+}
+
+// meantSource is what a from that reads nothing on the page most likely meant, or "" where
+// it reads something or nothing on the page is near it.
+func meantSource(from string, names map[string]bool, types map[string]string) string {
+	family := func(t string) bool { return t == "histogram" || t == "summary" || t == "gaugehistogram" }
+	if family(types[from]) || strings.HasPrefix(from, "modelplane_") {
+		return "" // a family, or what an earlier mapping made (re-mapping a built-in's output)
+	}
+	for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+		base, ok := strings.CutSuffix(from, suffix)
+		if !ok || !family(types[base]) {
+			continue
+		}
+		switch suffix {
+		case "_bucket":
+			return fmt.Sprintf("it is a series of the %s %q, which a mapping names whole: from: %q", types[base], base, base)
+		case "_count":
+			return fmt.Sprintf("it is a series of the %s %q, which a mapping names whole: from: %q with part: Count for its count", types[base], base, base)
+		default:
+			return fmt.Sprintf("it is a series of the %s %q, which a mapping names whole: from: %q with part: Sum for its sum", types[base], base, base)
+		}
+	}
+	if !strings.HasSuffix(from, "_total") && names[from+"_total"] {
+		return fmt.Sprintf("the page's counter is %q, and the collector names a counter with its _total: from: %q", from+"_total", from+"_total")
+	}
+	if names[from] {
+		return ""
+	}
+	// The page's metrics as a mapping names them (a histogram's series by the family), with
+	// the same engine prefix: an entry for another engine in the same file is no misspelling.
+	prefix := enginePrefix(from)
+	candidates := func(yield func(string) bool) {
+		for n := range names {
+			for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+				if base, ok := strings.CutSuffix(n, suffix); ok && family(types[base]) {
+					n = base
+				}
+			}
+			if enginePrefix(n) == prefix && !yield(n) {
+				return
+			}
+		}
+	}
+	if near := spelling.Nearest(from, candidates); near != "" && near != from {
+		return fmt.Sprintf("did you mean %q?", near)
+	}
+	return ""
+}
+
+// enginePrefix is the part of a metric name before its colon (vllm of vllm:num_requests_running),
+// or "" for a name without one.
+func enginePrefix(name string) string {
+	if p, _, ok := strings.Cut(name, ":"); ok {
+		return p
+	}
+	return ""
+}
+
+// familyTypes are the types the page's # TYPE lines give its metric families.
+func familyTypes(page []byte) map[string]string {
+	types := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(page))
+	sc.Buffer(make([]byte, 0, 64*1024), len(page)+1)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 4 && fields[0] == "#" && fields[1] == "TYPE" {
+			types[fields[2]] = fields[3]
+		}
+	}
+	return types
 }
 
 // sampleNames are the metric names of a page's sample lines, in the text format or

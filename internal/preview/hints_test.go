@@ -3,10 +3,13 @@ package preview
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 )
 
 // A page only an off-by-default built-in reads (NIM's) previews empty; the note says which
@@ -61,4 +64,38 @@ func TestEmptyPageNote(t *testing.T) {
 	assert.Equal(t, want, emptyPageNote(nil))
 	assert.Equal(t, want, emptyPageNote([]byte("# HELP a x\n# TYPE a gauge\n\n# EOF\n")))
 	assert.Empty(t, emptyPageNote([]byte("a 1\n")))
+}
+
+// An entry of the user's mappings that reads nothing on the page is explained where the page
+// shows what it meant: a histogram's series copied from the page, a counter without its
+// _total, a misspelling; an entry for another engine gets no note. In the text format and
+// in OpenMetrics, which names a counter's family without _total.
+func TestUnreadEntryNotes(t *testing.T) {
+	page, err := os.ReadFile("../../testdata/exposition/vllm.prom")
+	require.NoError(t, err)
+	m := metricmapping.MetricMapping{Source: "mine.yaml", Name: "mine", Metrics: []metricmapping.Entry{
+		{From: "vllm:request_params_n_count", To: "modelplane_a_total"},
+		{From: "vllm:request_params_n_sum", To: "modelplane_b_total"},
+		{From: "vllm:request_params_max_tokens_bucket", To: "modelplane_c"},
+		{From: "vllm:estimated_flops_per_gpu", To: "modelplane_d_total"},
+		{From: "vllm:num_request_waiting", To: "modelplane_e"},
+		// These read the page, or are for another engine.
+		{From: "vllm:request_params_n", To: "modelplane_f"},
+		{From: "vllm:num_preemptions_total", To: "modelplane_g_total"},
+		{From: "sglang:num_queue_reqs", To: "modelplane_h"},
+		{From: "num_requests_waiting", To: "modelplane_i"},
+		{From: "modelplane_request_duration_seconds", To: "modelplane_j_seconds"},
+	}}
+	const at = `mine.yaml: MetricMapping "mine" `
+	want := []string{
+		at + `metrics[0]: "vllm:request_params_n_count" reads nothing on this page: it is a series of the histogram "vllm:request_params_n", which a mapping names whole: from: "vllm:request_params_n" with part: Count for its count`,
+		at + `metrics[1]: "vllm:request_params_n_sum" reads nothing on this page: it is a series of the histogram "vllm:request_params_n", which a mapping names whole: from: "vllm:request_params_n" with part: Sum for its sum`,
+		at + `metrics[2]: "vllm:request_params_max_tokens_bucket" reads nothing on this page: it is a series of the histogram "vllm:request_params_max_tokens", which a mapping names whole: from: "vllm:request_params_max_tokens"`,
+		at + `metrics[3]: "vllm:estimated_flops_per_gpu" reads nothing on this page: the page's counter is "vllm:estimated_flops_per_gpu_total", and the collector names a counter with its _total: from: "vllm:estimated_flops_per_gpu_total"`,
+		at + `metrics[4]: "vllm:num_request_waiting" reads nothing on this page: did you mean "vllm:num_requests_waiting"?`,
+	}
+	assert.Equal(t, want, unreadEntryNotes(page, []metricmapping.MetricMapping{m}))
+
+	om := strings.ReplaceAll(string(page), "# TYPE vllm:estimated_flops_per_gpu_total counter", "# TYPE vllm:estimated_flops_per_gpu counter")
+	assert.Equal(t, want, unreadEntryNotes([]byte(om), []metricmapping.MetricMapping{m}))
 }

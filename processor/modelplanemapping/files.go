@@ -154,6 +154,13 @@ func loadFiles(patterns []string, prev map[string]*fileState) (*fileSet, []error
 	return &fileSet{files: files, state: next, skipped: skipped}, errs
 }
 
+// MappingFiles returns the valid mappings of the files patterns name, as mapping_files reads
+// them, in run order; documents with problems are left out (validate names them).
+func MappingFiles(patterns []string) []metricmapping.MetricMapping {
+	files, _ := loadFiles(patterns, nil)
+	return files.mappings()
+}
+
 // maxFileSize bounds one mapping file. A ConfigMap holds at most 1 MiB and 3,000 mapping
 // entries take about 200 KiB, so a larger file is a glob matching something else (a log, a
 // dump), which would otherwise be read whole every reload_interval.
