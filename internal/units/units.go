@@ -225,6 +225,17 @@ var nameSuffixes = [...]struct{ suffix, ucum string }{
 	{"_celsius", "Cel"}, {"_hertz", "Hz"}, {"_ratio", "1"},
 }
 
+// NameSuffix is the suffix by which a metric name says a UCUM unit ("_seconds" for s), as
+// OpenTelemetry's Prometheus translation adds it to a name; "" for a unit without one.
+func NameSuffix(ucum string) string {
+	for _, s := range nameSuffixes {
+		if s.ucum == ucum {
+			return s.suffix
+		}
+	}
+	return ""
+}
+
 // OfName returns the UCUM unit that a metric name declares by its unit suffix (before a
 // counter's _total): "s" for modelplane_request_duration_seconds, "J" for
 // modelplane_energy_joules_total, "" for a name without one, such as
@@ -239,28 +250,20 @@ func OfName(name string) string {
 	return ""
 }
 
-// sourceSuffixes are the suffixes by which engines name a metric in a unit that is not a base
-// unit (sglang:kv_transfer_latency_ms). Percent is left out: vLLM's gpu_cache_usage_perc is a
-// ratio of 0 to 1 despite its name.
-var sourceSuffixes = [...]struct {
-	suffix string
-	unit   Unit
-}{
-	{"_ms", Milliseconds}, {"_milliseconds", Milliseconds}, {"_us", Microseconds}, {"_microseconds", Microseconds},
-	{"_ns", Nanoseconds}, {"_nanoseconds", Nanoseconds}, {"_mj", Millijoules}, {"_millijoules", Millijoules},
-	{"_mw", Milliwatts}, {"_milliwatts", Milliwatts}, {"_kib", Kibibytes}, {"_mib", Mebibytes}, {"_gib", Gibibytes},
-	{"_kb", Kilobytes}, {"_mb", Megabytes}, {"_gb", Gigabytes},
-}
-
 // OfSourceName returns the unit, other than a base unit, that a metric name declares by its
-// suffix (before a counter's _total), in any case: Milliseconds for
-// sglang:kv_transfer_latency_ms, Mebibytes for gpu_memory_used_MiB; None for a name without
-// one.
+// suffix (before a counter's _total), in any case, spelt as the unit's abbreviation or its
+// name: Milliseconds for sglang:kv_transfer_latency_ms, Mebibytes for gpu_memory_used_MiB;
+// None for a name without one. Percent is left out: vLLM's gpu_cache_usage_perc is a ratio
+// of 0 to 1 despite its name.
 func OfSourceName(name string) Unit {
 	name = strings.ToLower(strings.TrimSuffix(name, "_total"))
-	for _, s := range sourceSuffixes {
-		if strings.HasSuffix(name, s.suffix) {
-			return s.unit
+	for u := Unit(1); u < numUnits; u++ {
+		if u == Percent {
+			continue
+		}
+		f := table[u]
+		if strings.HasSuffix(name, "_"+strings.ToLower(f.short)) || strings.HasSuffix(name, "_"+strings.ToLower(f.name)) {
+			return u
 		}
 	}
 	return None

@@ -99,43 +99,20 @@ func servedNameNote(e metricmapping.Entry) string {
 		e.To, served, gauge, why, served)
 }
 
-// unitSuffix is the word the Prometheus exporters add to a name for a UCUM unit.
-func unitSuffix(ucum string) string {
-	switch ucum {
-	case "s":
-		return "seconds"
-	case "By":
-		return "bytes"
-	case "J":
-		return "joules"
-	case "W":
-		return "watts"
-	case "1":
-		return "ratio"
-	}
-	return ""
-}
-
 // word is a source unit as a name says it: "milliseconds".
 func word(u units.Unit) string { return strings.ToLower(u.String()) }
 
-// baseWord is a UCUM base unit as a name says it: "seconds" for s.
+// baseWord is a UCUM base unit as a name says it: "seconds" for s, "a ratio" for 1.
 func baseWord(ucum string) string {
-	switch ucum {
-	case "s":
-		return "seconds"
-	case "By":
-		return "bytes"
-	case "J":
-		return "joules"
-	case "W":
-		return "watts"
-	case "1":
+	switch w := unitSuffix(ucum); w {
+	case "":
+		return ucum
+	case "ratio":
 		return "a ratio"
-	case "Cel":
-		return "degrees Celsius"
-	case "Hz":
-		return "hertz"
+	default:
+		return w
 	}
-	return ucum
 }
+
+// unitSuffix is the word the Prometheus exporters add to a name for a UCUM unit: "seconds".
+func unitSuffix(ucum string) string { return strings.TrimPrefix(units.NameSuffix(ucum), "_") }
