@@ -73,13 +73,13 @@ func Parse(name string) (Unit, bool) {
 
 // Meant returns the unit a name that Parse refuses most likely means, for an error to
 // suggest: the name in another case or in the singular ("milliseconds", "Millisecond"), the
-// unit's abbreviation or UCUM code ("ms", "MiB", "MiBy", "%"), or a misspelling
-// ("Milisecond").
+// unit's abbreviation or UCUM code ("ms", "MiB", "MiBy", "%"; in another case only for time,
+// since MB, MJ and MW are mega-), or a misspelling ("Milisecond").
 func Meant(name string) (Unit, bool) {
 	for u := Unit(1); u < numUnits; u++ {
 		f := table[u]
 		if strings.EqualFold(name, f.name) || strings.EqualFold(name, strings.TrimSuffix(f.name, "s")) ||
-			name == f.short || name == ucum(f.short) || strings.EqualFold(name, f.short) && !strings.HasSuffix(f.short, "B") {
+			name == f.short || name == ucum(f.short) || strings.EqualFold(name, f.short) && f.target == "s" {
 			return u, true
 		}
 	}

@@ -200,9 +200,9 @@ func TestOfName(t *testing.T) {
 	}
 }
 
-// A unit written as engines and UCUM write it, or misspelt, names the unit it means; a byte
-// abbreviation only in its exact case (mb could be a megabit), and nothing for a word that is
-// no unit.
+// A unit written as engines and UCUM write it, or misspelt, names the unit it means; an
+// abbreviation other than a time's only in its exact case (mb could be a megabit, MJ is a
+// megajoule), and nothing for a word that is no unit.
 func TestMeant(t *testing.T) {
 	for name, want := range map[string]Unit{
 		"ms": Milliseconds, "MS": Milliseconds, "milliseconds": Milliseconds, "Millisecond": Milliseconds,
@@ -215,7 +215,7 @@ func TestMeant(t *testing.T) {
 		assert.True(t, ok, name)
 		assert.Equal(t, want, got, name)
 	}
-	for _, name := range []string{"mb", "s", "Seconds", "bytes", "tokens"} {
+	for _, name := range []string{"mb", "MJ", "MW", "s", "Seconds", "bytes", "tokens"} {
 		got, ok := Meant(name)
 		assert.False(t, ok, "%s means %s", name, got)
 	}
