@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"sort"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -118,7 +119,7 @@ func listItems(node *yaml.Node) (items []*yaml.Node, isList bool, err error) {
 			return nil, true, nil
 		}
 		if seq.Kind != yaml.SequenceNode {
-			return nil, true, fmt.Errorf("%s: items: want a list of objects, got %s", head.Kind, seq.ShortTag())
+			return nil, true, fmt.Errorf("%s: items: want a list of objects, got %s", head.Kind, kindName(seq))
 		}
 		return seq.Content, true, nil
 	}
@@ -137,6 +138,20 @@ func decodeDocument(source, at string, node *yaml.Node, lines bool) (MetricMappi
 		} `yaml:"metadata"`
 	}
 	if err := node.Decode(&head); err != nil {
+		// Named by field rather than by yaml's Go types: `metadata: want a mapping of fields,
+		// got a list`. Keys the head does not read are not this check's to refuse.
+		var problems []string
+		w := fieldWalker{walked: map[*yaml.Node]bool{}, unknown: func(*yaml.Node, *yaml.Node, string, []string) {},
+			mismatch: func(line int, path, msg string) {
+				if !lines {
+					line = 0
+				}
+				problems = append(problems, (&FieldError{Line: line, Field: path, Msg: msg}).Error())
+			}}
+		w.walk(node, reflect.TypeOf(head), "", node.Line)
+		if len(problems) > 0 {
+			return MetricMapping{}, "", fmt.Errorf("%s: %s: not a Kubernetes object: %s", source, at, strings.Join(problems, "; "))
+		}
 		return MetricMapping{}, "", fmt.Errorf("%s: %s: not a Kubernetes object: %w", source, at, err)
 	}
 	if head.Kind != Kind {

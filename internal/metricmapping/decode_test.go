@@ -282,10 +282,11 @@ func TestDecodeListErrors(t *testing.T) {
 		data, err string
 		skipped   []string
 	}{
-		"items not a list": {data: "apiVersion: v1\nkind: List\nitems: {a: b}\n", err: "m.yaml: document 1: List: items: want a list of objects, got !!map"},
+		"items not a list": {data: "apiVersion: v1\nkind: List\nitems: {a: b}\n", err: "m.yaml: document 1: List: items: want a list of objects, got a mapping"},
 		"empty list":       {data: "apiVersion: v1\nkind: List\nitems: []\n"},
 		"null items":       {data: "apiVersion: v1\nkind: List\nitems:\n"},
-		"item not object":  {data: "apiVersion: v1\nkind: List\nitems: [3]\n", err: "m.yaml: document 1, items[0]: not a Kubernetes object"},
+		"item not object":  {data: "apiVersion: v1\nkind: List\nitems: [3]\n", err: `m.yaml: document 1, items[0]: not a Kubernetes object: line 3: want a mapping of fields, got "3"`},
+		"metadata a list":  {data: "apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata:\n- name: x\n", err: `m.yaml: document 1: not a Kubernetes object: line 3: metadata: want a mapping of fields, got a list`},
 		// A list of another API group's kind is not ours to read as a list.
 		"other list kind": {data: "apiVersion: v1\nkind: ConfigMapList\nitems: []\n", skipped: []string{`m.yaml: document 1 (ConfigMapList "")`}},
 	} {
