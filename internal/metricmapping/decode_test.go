@@ -406,8 +406,8 @@ spec:
 	want := "want one of " + strings.Join(units.Names(), ", ")
 	assert.Equal(t, []string{
 		`line 9: metrics[0]: unknown field "fromUnits" (want from, to, fromUnit, part, labels)`,
-		`line 11: metrics[1].to: "gpu_power_watts" does not match ^modelplane_[a-z0-9_]*[a-z0-9]$`,
-		`line 12: metrics[1].fromUnit: unknown unit "Seconds" (` + want + `)`,
+		`line 11: metrics[1].to: "gpu_power_watts" does not match ^modelplane_[a-z0-9_]*[a-z0-9]$ (every target is a modelplane_* name in lower case: "modelplane_gpu_power_watts"?)`,
+		`line 12: metrics[1].fromUnit: unknown unit "Seconds", the unit values are converted to: a source in it needs no fromUnit (` + want + `)`,
 		`line 14: metrics[2]: unknown field "too" (want from, to, fromUnit, part, labels)`,
 		`line 18: metrics[3].labels[0]: unknown field "form" (want name, value, from, values)`,
 		`line 18: metrics[3].labels[0].values[eos]: "` + strings.Repeat("x", 254) + `" is longer than 253 characters`,

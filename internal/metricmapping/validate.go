@@ -89,13 +89,15 @@ func Validate(m *MetricMapping) error {
 	toFirst := map[string]int{}
 	for i, e := range m.Metrics {
 		p := fmt.Sprintf("metrics[%d]", i)
-		checkName(add, p+".from", e.From, fromPattern, maxNameLen, `^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
-		checkName(add, p+".to", e.To, toPattern, maxNameLen, `^modelplane_[a-z0-9_]*[a-z0-9]$`)
+		checkName(add, p+".from", e.From, fromPattern, maxNameLen, `^[a-zA-Z_:][a-zA-Z0-9_:]*$`+fromHint(e.From))
+		checkName(add, p+".to", e.To, toPattern, maxNameLen, `^modelplane_[a-z0-9_]*[a-z0-9]$`+toHint(e.To))
 		if e.FromUnit != "" {
 			if _, ok := units.Parse(e.FromUnit); !ok {
 				meant := ""
 				if u, ok := units.Meant(e.FromUnit); ok {
 					meant = fmt.Sprintf(", did you mean %q?", u)
+				} else if units.IsBase(e.FromUnit) {
+					meant = ", the unit values are converted to: a source in it needs no fromUnit"
 				}
 				add(p+".fromUnit", "unknown unit %q%s (want one of %s)", e.FromUnit, meant, strings.Join(units.Names(), ", "))
 			}
@@ -189,4 +191,34 @@ func checkName(add func(field, format string, args ...any), field, v string, re 
 	case !re.MatchString(v):
 		add(field, "%q does not match %s", v, pattern)
 	}
+}
+
+// fromHint explains a from that names a metric as OpenTelemetry does, with dots, rather than
+// as a Prometheus page spells it, which is what mappings name.
+func fromHint(from string) string {
+	if !strings.Contains(from, ".") || !fromPattern.MatchString(strings.ReplaceAll(from, ".", "_")) {
+		return ""
+	}
+	return fmt.Sprintf(": mappings name a metric as a Prometheus page spells it; one pushed over OTLP as %q is read as %q with its unit's suffix (such as _seconds) and otlp_names: true",
+		from, strings.ReplaceAll(from, ".", "_"))
+}
+
+// toHint gives the name a to that breaks the pattern was most likely meant to be: lower
+// case, underscores for other characters, the modelplane_ prefix (only modelplane_* series
+// leave the collector).
+func toHint(to string) string {
+	b := []byte(strings.ToLower(to))
+	for i, c := range b {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			b[i] = '_'
+		}
+	}
+	meant := strings.Trim(string(b), "_")
+	if !strings.HasPrefix(meant, "modelplane_") {
+		meant = "modelplane_" + meant
+	}
+	if meant == to || !toPattern.MatchString(meant) {
+		return ""
+	}
+	return fmt.Sprintf(" (every target is a modelplane_* name in lower case: %q?)", meant)
 }

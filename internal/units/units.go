@@ -95,6 +95,16 @@ func Meant(name string) (Unit, bool) {
 	return None, false
 }
 
+// IsBase reports whether name is a unit values are converted to (seconds, bytes, joules,
+// watts, a ratio), by name or UCUM code, in any case: a fromUnit of one converts nothing.
+func IsBase(name string) bool {
+	switch strings.ToLower(name) {
+	case "seconds", "second", "s", "bytes", "byte", "by", "joules", "joule", "j", "watts", "watt", "w", "ratio", "1":
+		return true
+	}
+	return false
+}
+
 // ucum is the UCUM code of an abbreviation: bytes are By.
 func ucum(short string) string {
 	if b, ok := strings.CutSuffix(short, "B"); ok {

@@ -231,3 +231,12 @@ func TestOfSourceName(t *testing.T) {
 		assert.Equal(t, want, OfSourceName(name), name)
 	}
 }
+
+func TestIsBase(t *testing.T) {
+	for _, name := range []string{"Seconds", "s", "bytes", "By", "Joules", "W", "ratio", "1"} {
+		assert.True(t, IsBase(name), name)
+	}
+	for _, name := range []string{"Milliseconds", "ms", "MiB", "%", "tokens"} {
+		assert.False(t, IsBase(name), name)
+	}
+}
