@@ -146,7 +146,7 @@ func validateLabels(add func(field, format string, args ...any), p string, label
 	names := map[string]int{}
 	for j, l := range labels {
 		lp := fmt.Sprintf("%s.labels[%d]", p, j)
-		checkName(add, lp+".name", l.Name, labelNamePattern, maxLabelName, `^[a-zA-Z_][a-zA-Z0-9_]*$`)
+		checkName(add, lp+".name", l.Name, labelNamePattern, maxLabelName, `^[a-zA-Z_][a-zA-Z0-9_]*$`+labelHint(l.Name))
 		if k, dup := names[l.Name]; dup && l.Name != "" {
 			add(lp+".name", "%q duplicates %s.labels[%d].name", l.Name, p, k)
 		} else {
@@ -162,7 +162,7 @@ func validateLabels(add func(field, format string, args ...any), p string, label
 			add(lp+".value", "%q is longer than %d characters", *l.Value, maxValueLen)
 		}
 		if l.From != "" {
-			checkName(add, lp+".from", l.From, labelNamePattern, maxLabelName, `^[a-zA-Z_][a-zA-Z0-9_]*$`)
+			checkName(add, lp+".from", l.From, labelNamePattern, maxLabelName, `^[a-zA-Z_][a-zA-Z0-9_]*$`+labelHint(l.From))
 		}
 		if len(l.Values) > 0 && l.From == "" {
 			// Said of the label, whose from is what is missing (or misspelt).
@@ -221,4 +221,21 @@ func toHint(to string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (every target is a modelplane_* name in lower case: %q?)", meant)
+}
+
+// labelHint gives the label name one that breaks the pattern was likely meant to be, each
+// other character an underscore, as Prometheus names labels and otlp_names reads an
+// OpenTelemetry attribute (gen_ai.token.type as gen_ai_token_type).
+func labelHint(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			b[i] = '_'
+		}
+	}
+	meant := string(b)
+	if meant == name || !labelNamePattern.MatchString(meant) {
+		return ""
+	}
+	return fmt.Sprintf(" (%q?)", meant)
 }

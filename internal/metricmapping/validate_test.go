@@ -67,7 +67,8 @@ func TestValidateRules(t *testing.T) {
 			m.Metrics[3].Labels[0].From = ""
 			m.Metrics[3].Labels[0].Value = str("x")
 		}, `metrics[3].labels[0]: has values but no from`},
-		{"label from pattern", func(m *MetricMapping) { m.Metrics[3].Labels[0].From = "finish-reason" }, `metrics[3].labels[0].from: "finish-reason" does not match`},
+		{"label from pattern", func(m *MetricMapping) { m.Metrics[3].Labels[0].From = "finish-reason" }, `metrics[3].labels[0].from: "finish-reason" does not match ^[a-zA-Z_][a-zA-Z0-9_]*$ ("finish_reason"?)`},
+		{"label from OTel attribute", func(m *MetricMapping) { m.Metrics[3].Labels[0].From = "gen_ai.token.type" }, `metrics[3].labels[0].from: "gen_ai.token.type" does not match ^[a-zA-Z_][a-zA-Z0-9_]*$ ("gen_ai_token_type"?)`},
 		{"value length", func(m *MetricMapping) {
 			m.Metrics[0].Labels = []Label{{Name: "a", Value: str(strings.Repeat("v", 254))}}
 		}, `metrics[0].labels[0].value: "` + strings.Repeat("v", 254) + `" is longer than 253 characters`},
