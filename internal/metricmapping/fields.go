@@ -76,7 +76,7 @@ func (w fieldWalker) walk(node *yaml.Node, t reflect.Type, path string, line int
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if msg := kindMismatch(node, t, path); msg != "" {
+	if msg := kindMismatch(node, t); msg != "" {
 		w.mismatch(line, path, msg)
 		return
 	}
@@ -111,34 +111,25 @@ func (w fieldWalker) walk(node *yaml.Node, t reflect.Type, path string, line int
 	}
 }
 
+// wantedKinds is the kind of node each kind of Go value decodes from, and how to say it.
+var wantedKinds = map[reflect.Kind]struct {
+	node yaml.Kind
+	what string
+}{
+	reflect.Struct: {yaml.MappingNode, "a mapping of fields"},
+	reflect.Map:    {yaml.MappingNode, "a mapping"},
+	reflect.Slice:  {yaml.SequenceNode, "a list"},
+	reflect.String: {yaml.ScalarNode, "a single value"},
+}
+
 // kindMismatch says why node cannot be decoded into t ("want a list, got a mapping"), or ""
 // where it can. A null (an empty value) decodes into anything, as its zero value.
-func kindMismatch(node *yaml.Node, t reflect.Type, path string) string {
-	if node.Kind == yaml.ScalarNode && node.ShortTag() == "!!null" {
+func kindMismatch(node *yaml.Node, t reflect.Type) string {
+	wanted, ok := wantedKinds[t.Kind()]
+	if !ok || node.Kind == wanted.node || (node.Kind == yaml.ScalarNode && node.ShortTag() == "!!null") {
 		return ""
 	}
-	want := ""
-	switch t.Kind() {
-	case reflect.Struct:
-		if node.Kind != yaml.MappingNode {
-			want = "a mapping of fields"
-		}
-	case reflect.Map:
-		if node.Kind != yaml.MappingNode {
-			want = "a mapping"
-		}
-	case reflect.Slice:
-		if node.Kind != yaml.SequenceNode {
-			want = "a list"
-		}
-	case reflect.String:
-		if node.Kind != yaml.ScalarNode {
-			want = "a single value"
-		}
-	}
-	if want == "" {
-		return ""
-	}
+	want := wanted.what
 	msg := fmt.Sprintf("want %s, got %s", want, kindName(node))
 	// The likeliest slip: labels written as a mapping of name to rule, where each label is a
 	// list item that carries its name.

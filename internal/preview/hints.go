@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"iter"
 	"regexp"
 	"slices"
 	"strings"
@@ -139,10 +140,8 @@ func enginePrefix(name string) string {
 // familyTypes are the types the page's # TYPE lines give its metric families.
 func familyTypes(page []byte) map[string]string {
 	types := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(page))
-	sc.Buffer(make([]byte, 0, 64*1024), len(page)+1)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
+	for line := range pageLines(page) {
+		fields := strings.Fields(string(line))
 		if len(fields) == 4 && fields[0] == "#" && fields[1] == "TYPE" {
 			types[fields[2]] = fields[3]
 		}
@@ -150,14 +149,24 @@ func familyTypes(page []byte) map[string]string {
 	return types
 }
 
+// pageLines are the lines of a page, without surrounding space.
+func pageLines(page []byte) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		sc := bufio.NewScanner(bytes.NewReader(page))
+		sc.Buffer(make([]byte, 0, 64*1024), len(page)+1)
+		for sc.Scan() {
+			if !yield(bytes.TrimSpace(sc.Bytes())) {
+				return
+			}
+		}
+	}
+}
+
 // sampleNames are the metric names of a page's sample lines, in the text format or
 // OpenMetrics.
 func sampleNames(page []byte) map[string]bool {
 	names := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(page))
-	sc.Buffer(make([]byte, 0, 64*1024), len(page)+1)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
+	for line := range pageLines(page) {
 		if len(line) == 0 || line[0] == '#' {
 			continue
 		}

@@ -100,13 +100,15 @@ func TestStrictFileValidation(t *testing.T) {
 	assert.Contains(t, err.Error(), bad+`: MetricMapping "x": line 6: metrics[0].to: "requests" does not match ^modelplane_[a-z0-9_]*[a-z0-9]$`)
 }
 
-// `validate` names the entries that earlier ones override, as warnings: the configuration
-// is valid, and runs as the reference would, but not as anyone means.
+// `validate` names the entries that earlier ones override, and those whose names do not say
+// what their series will be, as warnings: the configuration is valid, and runs as the
+// reference would, but not as anyone means.
 func TestStrictValidationWarnsAboutOverlaps(t *testing.T) {
 	dir := t.TempDir()
 	mine := filepath.Join(dir, "mine.yaml")
 	require.NoError(t, os.WriteFile(mine, []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: mine}\nspec:\n  metrics:\n"+
-		"  - {from: DCGM_FI_DEV_FB_USED, to: modelplane_gpu_memory_used_bytes, fromUnit: Mebibytes}\n"), 0o600))
+		"  - {from: DCGM_FI_DEV_FB_USED, to: modelplane_gpu_memory_used_bytes, fromUnit: Mebibytes}\n"+
+		"  - {from: my_latency_seconds, to: modelplane_my_latency_seconds, fromUnit: Milliseconds}\n"), 0o600))
 	cfg := createDefaultConfig()
 	cfg.MappingFiles = []string{filepath.Join(dir, "*.yaml")}
 	var notes strings.Builder
@@ -119,25 +121,8 @@ func TestStrictValidationWarnsAboutOverlaps(t *testing.T) {
 	defer SetStrictFileValidation(false)
 	require.NoError(t, cfg.Validate())
 	assert.Equal(t, "warning: "+mine+`: MetricMapping "mine" metrics[0]: "DCGM_FI_DEV_FB_USED" is converted from Mebibytes here and from Mebibytes by `+
-		`builtin/gpu.yaml: MetricMapping "modelplane-gpu" metrics[0]: its values are scaled twice; to replace the built-in, leave "modelplane-gpu" out of `+"`builtin`\n", notes.String())
-}
-
-// `validate` names an entry whose names and fromUnit disagree about the unit, as a warning.
-func TestStrictValidationWarnsAboutUnits(t *testing.T) {
-	dir := t.TempDir()
-	mine := filepath.Join(dir, "mine.yaml")
-	require.NoError(t, os.WriteFile(mine, []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: mine}\nspec:\n  metrics:\n"+
-		"  - {from: \"vllm:e2e_request_latency_seconds\", to: modelplane_my_latency_seconds, fromUnit: Milliseconds}\n"), 0o600))
-	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
-	cfg.MappingFiles = []string{filepath.Join(dir, "*.yaml")}
-	var notes strings.Builder
-	validatenotes.Out = &notes
-	t.Cleanup(func() { validatenotes.Out = nil })
-	SetStrictFileValidation(true)
-	defer SetStrictFileValidation(false)
-	require.NoError(t, cfg.Validate())
-	assert.Equal(t, "warning: "+mine+`: MetricMapping "mine" metrics[0]: "vllm:e2e_request_latency_seconds" is in seconds by its name already, `+
+		`builtin/gpu.yaml: MetricMapping "modelplane-gpu" metrics[0]: its values are scaled twice; to replace the built-in, leave "modelplane-gpu" out of `+"`builtin`\n"+
+		"warning: "+mine+`: MetricMapping "mine" metrics[1]: "my_latency_seconds" is in seconds by its name already, `+
 		"but fromUnit: Milliseconds scales its values as if they were in milliseconds\n", notes.String())
 }
 
