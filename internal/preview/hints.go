@@ -122,7 +122,7 @@ func meantSource(from string, names map[string]bool, types map[string]string) st
 			}
 		}
 	}
-	if near := spelling.Nearest(from, candidates); near != "" && near != from {
+	if near := spelling.NearestWithin(from, candidates, 3); near != "" && near != from {
 		return fmt.Sprintf("did you mean %q?", near)
 	}
 	return ""

@@ -85,6 +85,7 @@ func TestUnreadEntryNotes(t *testing.T) {
 		{From: "sglang:num_queue_reqs", To: "modelplane_h"},
 		{From: "num_requests_waiting", To: "modelplane_i"},
 		{From: "modelplane_request_duration_seconds", To: "modelplane_j_seconds"},
+		{From: "vllm:request_prompt_tokens_total", To: "modelplane_k_total"}, // near a metric of the page, but no misspelling
 	}}
 	const at = `mine.yaml: MetricMapping "mine" `
 	want := []string{

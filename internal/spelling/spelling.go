@@ -8,7 +8,14 @@ import "iter"
 // be a misspelling (at most a third of the letters wrong); of equally close ones, the first
 // in sort order. It returns "" when none is.
 func Nearest(name string, candidates iter.Seq[string]) string {
-	best, bestDist := "", len(name)/3+1
+	return NearestWithin(name, candidates, len(name)/3)
+}
+
+// NearestWithin is Nearest with at most maxEdits letters wrong: for names that share long
+// prefixes, such as one engine's metrics, of which a third of the letters can differ between
+// two metrics that are nothing alike.
+func NearestWithin(name string, candidates iter.Seq[string], maxEdits int) string {
+	best, bestDist := "", maxEdits+1
 	for c := range candidates {
 		if d := editDistance(name, c); d < bestDist || (d == bestDist && best != "" && c < best) {
 			best, bestDist = c, d
