@@ -163,6 +163,27 @@ spec:
 	assert.Contains(t, errOut, "note: "+mine+`: MetricMapping "queue" metrics[0]: "vllm:num_requests_waiting" never becomes "modelplane_queue_depth": builtin/vllm.yaml: MetricMapping "modelplane-vllm"`)
 }
 
+// Entries whose names mislead: one copied from the page's _count series of a histogram,
+// which reads nothing, and one whose target the exporter serves with the unit added. The
+// preview shows what the collector serves and says why in a note for each, without failing.
+func TestPreviewOfMisleadingNames(t *testing.T) {
+	mine := filepath.Join(t.TempDir(), "mine.yaml")
+	require.NoError(t, os.WriteFile(mine, []byte(`apiVersion: modelplane.ai/v1alpha1
+kind: MetricMapping
+metadata: {name: mine}
+spec:
+  metrics:
+  - {from: my_engine_kv_transfer_ms_count, to: modelplane_kv_transfers_total}
+  - {from: my_engine_kv_transfer_ms, to: modelplane_kv_transfer, fromUnit: Milliseconds}
+`), 0o600))
+	out, errOut, code := preview(t, "--mapping", mine, "--no-builtins", "testdata/my-engine.prom")
+	require.Zero(t, code, errOut)
+	assert.NotContains(t, out, "modelplane_kv_transfers_total")
+	assert.Contains(t, out, "\nmodelplane_kv_transfer_seconds_count{")
+	assert.Contains(t, errOut, "note: "+mine+`: MetricMapping "mine" metrics[0]: "my_engine_kv_transfer_ms_count" reads nothing on this page: it is a series of the histogram "my_engine_kv_transfer_ms", which a mapping names whole: from: "my_engine_kv_transfer_ms" with part: Count for its count`+"\n")
+	assert.Contains(t, errOut, "note: "+mine+`: MetricMapping "mine" metrics[1]: the Prometheus exporters serve "modelplane_kv_transfer" as "modelplane_kv_transfer_seconds"`)
+}
+
 // A mapping file with a mistake: the preview fails with a message that names the file,
 // the field and the value, and prints no page. So do a misspelt mapping path, a page the
 // Prometheus receiver cannot parse, an engine that does not answer and a malformed flag.
