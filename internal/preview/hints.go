@@ -68,10 +68,16 @@ func idleMappingNotes(page []byte, o Options, mapped int64) []string {
 // miss (one for another engine, in a file that maps several) gets no note.
 func unreadEntryNotes(page []byte, mappings []metricmapping.MetricMapping) []string {
 	names, types := sampleNames(page), familyTypes(page)
+	read := map[string]bool{}
+	for _, m := range mappings {
+		for _, e := range m.Metrics {
+			read[e.From] = true
+		}
+	}
 	var notes []string
 	for _, m := range mappings {
 		for i, e := range m.Metrics {
-			if hint := meantSource(e.From, names, types); hint != "" {
+			if hint := meantSource(e.From, names, types, read); hint != "" {
 				notes = append(notes, fmt.Sprintf("%s: MetricMapping %q metrics[%d]: %q reads nothing on this page: %s",
 					m.Source, m.Name, i, e.From, hint))
 			}
@@ -81,8 +87,10 @@ func unreadEntryNotes(page []byte, mappings []metricmapping.MetricMapping) []str
 }
 
 // meantSource is what a from that reads nothing on the page most likely meant, or "" where
-// it reads something or nothing on the page is near it.
-func meantSource(from string, names map[string]bool, types map[string]string) string {
+// it reads something or nothing on the page is near it. A name the mappings read already is
+// no misspelling: one engine's metric under its name of two releases
+// (vllm:gpu_cache_usage_perc, now vllm:kv_cache_usage_perc), each mapped.
+func meantSource(from string, names map[string]bool, types map[string]string, read map[string]bool) string {
 	family := func(t string) bool { return t == "histogram" || t == "summary" || t == "gaugehistogram" }
 	if family(types[from]) || strings.HasPrefix(from, "modelplane_") {
 		return "" // a family, or what an earlier mapping made (re-mapping a built-in's output)
@@ -101,7 +109,7 @@ func meantSource(from string, names map[string]bool, types map[string]string) st
 			return fmt.Sprintf("it is a series of the %s %q, which a mapping names whole: from: %q with part: Sum for its sum", types[base], base, base)
 		}
 	}
-	if !strings.HasSuffix(from, "_total") && names[from+"_total"] {
+	if !strings.HasSuffix(from, "_total") && names[from+"_total"] && !read[from+"_total"] {
 		return fmt.Sprintf("the page's counter is %q, and the collector names a counter with its _total: from: %q", from+"_total", from+"_total")
 	}
 	if names[from] {
@@ -122,7 +130,7 @@ func meantSource(from string, names map[string]bool, types map[string]string) st
 			}
 		}
 	}
-	if near := spelling.NearestWithin(from, candidates, 3); near != "" && near != from {
+	if near := spelling.NearestWithin(from, candidates, 3); near != "" && near != from && !read[near] {
 		return fmt.Sprintf("did you mean %q?", near)
 	}
 	return ""

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 )
 
@@ -86,6 +87,10 @@ func TestUnreadEntryNotes(t *testing.T) {
 		{From: "num_requests_waiting", To: "modelplane_i"},
 		{From: "modelplane_request_duration_seconds", To: "modelplane_j_seconds"},
 		{From: "vllm:request_prompt_tokens_total", To: "modelplane_k_total"}, // near a metric of the page, but no misspelling
+		// One metric under its names of two vLLM releases, both mapped: the older reads
+		// nothing on this page, and is no misspelling of the newer.
+		{From: "vllm:gpu_cache_usage_perc", To: "modelplane_l_ratio"},
+		{From: "vllm:kv_cache_usage_perc", To: "modelplane_l_ratio"},
 	}}
 	const at = `mine.yaml: MetricMapping "mine" `
 	want := []string{
@@ -99,4 +104,19 @@ func TestUnreadEntryNotes(t *testing.T) {
 
 	om := strings.ReplaceAll(string(page), "# TYPE vllm:estimated_flops_per_gpu_total counter", "# TYPE vllm:estimated_flops_per_gpu counter")
 	assert.Equal(t, want, unreadEntryNotes([]byte(om), []metricmapping.MetricMapping{m}))
+}
+
+// The built-in catalog, read as a user's mapping files would be, explains nothing away on the
+// shared pages: every entry that reads nothing there is for another engine or release.
+func TestUnreadEntryNotesCatalog(t *testing.T) {
+	cat, err := builtin.Load()
+	require.NoError(t, err)
+	pages, err := filepath.Glob("../../testdata/exposition/*.prom")
+	require.NoError(t, err)
+	require.NotEmpty(t, pages)
+	for _, p := range pages {
+		page, err := os.ReadFile(p)
+		require.NoError(t, err)
+		assert.Empty(t, unreadEntryNotes(page, cat.Mappings), p)
+	}
 }
