@@ -59,7 +59,7 @@ func init() {
 	os.Args = prepareArgs(os.Args)
 }
 
-// prepareArgs handles `default-config`, `preview` and `--version` and, when no --config is given,
+// prepareArgs handles `default-config`, `preview`, `validate-mappings` and `--version` and, when no --config is given,
 // points the collector at the embedded default.
 func prepareArgs(args []string) []string {
 	rest := args[1:]
@@ -72,6 +72,8 @@ func prepareArgs(args []string) []string {
 			os.Exit(0)
 		case "preview":
 			os.Exit(runPreview(rest[1:], os.Stdout, os.Stderr))
+		case "validate-mappings":
+			os.Exit(runValidateMappings(rest[1:], os.Stdout, os.Stderr))
 		case "-h", "--help", "help":
 			if len(rest) == 1 {
 				// The collector's help knows nothing of the embedded default and our
@@ -165,6 +167,8 @@ Commands of otelcol-modelplane, besides the collector's own below:
                    otlp what modelplane:otlp adds: OTLP/HTTP to MODELPLANE_OTLP_ENDPOINT
   preview SOURCE   show the modelplane_* series made of one /metrics page (preview -h)
   validate         check a configuration and every mapping file it names
+  validate-mappings FILE...
+                   check MetricMapping files without a configuration (validate-mappings -h)
   --version        the version, the commit it was built from and the collector release
 
 `

@@ -1,0 +1,92 @@
+// This file is ours, not the builder's: `make generate` leaves it alone.
+
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
+)
+
+const validateMappingsUsage = `Usage: otelcol-modelplane validate-mappings [flags] FILE...
+
+Checks MetricMapping files as the collector's mapping_files loads them, without a collector
+configuration: for a repository of mappings, before they become ConfigMaps or cluster
+objects. FILE is a file, a glob or a folder (its .yaml, .yml and .json files); a file may hold
+several documents, or what kubectl get metricmappings -o yaml prints.
+
+Every problem fails it (exit status 1) with the file, the document, the line, the field and
+the value. What is valid but not what anyone means is a warning on stderr, and passes: an
+entry that a built-in or an earlier entry overrides (in the collector's run order: built-ins,
+then the files in the order given), and one whose names do not say what its series will be.
+
+Flags:
+`
+
+// runValidateMappings is `otelcol-modelplane validate-mappings`; it returns the exit status.
+func runValidateMappings(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("validate-mappings", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, validateMappingsUsage)
+		fs.PrintDefaults()
+	}
+	cfg := modelplanemapping.NewFactory().CreateDefaultConfig().(*modelplanemapping.Config)
+	noBuiltins := fs.Bool("no-builtins", false, "check without Modelplane's built-in mappings (overrides of a built-in are then not seen)")
+	fs.Func("builtin", "the built-in mappings the collector runs, by name, comma-separated, as the processor's builtin list (default: those on by default)", func(s string) error {
+		for _, n := range strings.Split(s, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				cfg.Builtin.Names = append(cfg.Builtin.Names, n)
+			}
+		}
+		return nil
+	})
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return 2
+	}
+	cfg.Builtin.Enabled = !*noBuiltins
+	cfg.MappingFiles = fs.Args()
+	// A running collector waits for a missing file to appear; one named here is a typo.
+	for _, f := range cfg.MappingFiles {
+		if matches, err := filepath.Glob(f); err != nil || len(matches) == 0 {
+			fmt.Fprintf(stderr, "%s: no such file\n", f)
+			return 1
+		}
+	}
+	modelplanemapping.SetStrictFileValidation(true)
+	defer modelplanemapping.SetStrictFileValidation(false)
+	validatenotes.Out = stderr
+	defer func() { validatenotes.Out = nil }()
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	mappings := modelplanemapping.MappingFiles(cfg.MappingFiles)
+	entries := 0
+	for _, m := range mappings {
+		entries += len(m.Metrics)
+	}
+	fmt.Fprintf(stdout, "%s, %s: valid\n", count(len(mappings), "MetricMapping"), count(entries, "entry"))
+	return 0
+}
+
+// count is "1 entry" or "2 entries".
+func count(n int, noun string) string {
+	switch {
+	case n == 1:
+		return "1 " + noun
+	case strings.HasSuffix(noun, "y"):
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	default:
+		return fmt.Sprintf("%d %ss", n, noun)
+	}
+}
