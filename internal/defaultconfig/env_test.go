@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/confmap"
+	"go.uber.org/zap"
 )
 
 // The variables checked are exactly those default.yaml reads, with its defaults.
@@ -86,11 +87,11 @@ func TestCheckEnv(t *testing.T) {
 // then stops at start (or `validate` fails) with that message.
 func TestProviderNamesABadVariable(t *testing.T) {
 	t.Setenv("MODELPLANE_SCRAPE_INTERVAL", "abc")
-	_, err := provider{}.Retrieve(context.Background(), URI, nil)
+	_, err := provider{logger: zap.NewNop()}.Retrieve(context.Background(), URI, nil)
 	assert.EqualError(t, err, `the embedded default (modelplane:default): MODELPLANE_SCRAPE_INTERVAL="abc": not a duration such as 15s, 1m or 1m30s`)
 
 	t.Setenv("MODELPLANE_SCRAPE_INTERVAL", "30s")
-	r, err := provider{}.Retrieve(context.Background(), URI, nil)
+	r, err := provider{logger: zap.NewNop()}.Retrieve(context.Background(), URI, nil)
 	require.NoError(t, err)
 	raw, err := r.AsRaw()
 	require.NoError(t, err)
@@ -100,19 +101,19 @@ func TestProviderNamesABadVariable(t *testing.T) {
 // The provider serves each embedded configuration by name, and names them for any other.
 func TestDocuments(t *testing.T) {
 	t.Setenv("MODELPLANE_SCRAPE_INTERVAL", "abc") // the default's variables are checked for the default only
-	r, err := provider{}.Retrieve(context.Background(), RemoteWriteURI, nil)
+	r, err := provider{logger: zap.NewNop()}.Retrieve(context.Background(), RemoteWriteURI, nil)
 	require.NoError(t, err)
 	raw, err := r.AsRaw()
 	require.NoError(t, err)
 	assert.Contains(t, raw.(map[string]any)["exporters"], "prometheus_remote_write")
-	r, err = provider{}.Retrieve(context.Background(), scheme+":otlp", nil)
+	r, err = provider{logger: zap.NewNop()}.Retrieve(context.Background(), scheme+":otlp", nil)
 	require.NoError(t, err)
 	raw, err = r.AsRaw()
 	require.NoError(t, err)
 	assert.Contains(t, raw.(map[string]any)["exporters"], "otlp_http")
-	_, err = provider{}.Retrieve(context.Background(), URI, nil)
+	_, err = provider{logger: zap.NewNop()}.Retrieve(context.Background(), URI, nil)
 	assert.ErrorContains(t, err, "MODELPLANE_SCRAPE_INTERVAL")
-	_, err = provider{}.Retrieve(context.Background(), "modelplane:remote_write", nil)
+	_, err = provider{logger: zap.NewNop()}.Retrieve(context.Background(), "modelplane:remote_write", nil)
 	assert.EqualError(t, err, `"modelplane:remote_write": the modelplane scheme serves modelplane:default, modelplane:otlp, modelplane:remote-write`)
 }
 

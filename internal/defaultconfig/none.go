@@ -2,7 +2,9 @@ package defaultconfig
 
 import (
 	"fmt"
+	"net"
 	"slices"
+	"time"
 )
 
 // none, as a target variable's value, leaves that scrape job out of the default. A host runs
@@ -69,4 +71,39 @@ func leaveOut(raw map[string]any, lookup func(string) (string, bool)) error {
 		metrics["receivers"] = slices.DeleteFunc(list, func(r any) bool { return r == "prometheus" })
 	}
 	return nil
+}
+
+const dcgmExporterVariable = "MODELPLANE_DCGM_EXPORTER_TARGET"
+
+// withoutAbsentExporter gives the dcgm-exporter variable as none where it is unset and no
+// dcgm-exporter answers at its default address when the configuration is loaded. Most hosts
+// that run this binary have none: the GPU receiver reads their GPUs, and a job scraping the
+// default address would log a failed scrape every interval, and count one, for as long as the
+// collector runs (in a container, whose loopback is its own, always). An exporter that
+// starts later is scraped from the next reload (SIGHUP, systemctl reload) or start; until then
+// the receiver reads the GPUs, so each is reported once either way. A variable that is set,
+// to an address or to none, is used as it is.
+func withoutAbsentExporter(lookup func(string) (string, bool), answers func(addr string) bool) (func(string) (string, bool), bool) {
+	if _, set := lookup(dcgmExporterVariable); set || answers(valueOf(dcgmExporterVariable, unset)) {
+		return lookup, false
+	}
+	return func(name string) (string, bool) {
+		if name == dcgmExporterVariable {
+			return none, true
+		}
+		return lookup(name)
+	}, true
+}
+
+// unset is a lookup that finds no variable, for the defaults.
+func unset(string) (string, bool) { return "", false }
+
+// answers reports whether something accepts a TCP connection at addr within a moment.
+func answers(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, 300*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	_ = c.Close()
+	return true
 }

@@ -1,6 +1,7 @@
 package defaultconfig
 
 import (
+	"net"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -86,4 +87,50 @@ func TestEmptyNodeNameNoNodeLabel(t *testing.T) {
 	assert.Equal(t, []string{"cluster", "node"}, keys(defaultWith(t, nil)))
 	assert.Equal(t, []string{"cluster", "node"}, keys(defaultWith(t, map[string]string{"NODE_NAME": "gpu-1"})))
 	assert.Equal(t, []string{"cluster"}, keys(defaultWith(t, map[string]string{"NODE_NAME": ""})))
+}
+
+// With the dcgm-exporter variable unset, the default scrapes the exporter only where one
+// answers at its default address when the configuration is loaded; otherwise the job is left
+// out as for none, and the GPU receiver, with nothing to defer to, reads the GPUs. A variable
+// that is set is used as it is, answering or not, and nothing is probed.
+func TestAbsentExporterLeftOut(t *testing.T) {
+	var probed []string
+	answering := func(answer bool) func(string) bool {
+		return func(addr string) bool { probed = append(probed, addr); return answer }
+	}
+	resolve := func(lookup func(string) (string, bool)) *confmap.Conf {
+		r, err := retrieveDefault(lookup)
+		require.NoError(t, err)
+		raw, err := r.AsRaw()
+		require.NoError(t, err)
+		return confmap.NewFromStringMap(raw.(map[string]any))
+	}
+
+	lookup, left := withoutAbsentExporter(lookupOf(nil), answering(false))
+	assert.True(t, left)
+	assert.Equal(t, []string{"127.0.0.1:9400"}, probed)
+	conf := resolve(lookup)
+	assert.Equal(t, []string{"vllm", "sglang"}, jobNames(conf))
+	assert.False(t, conf.IsSet("receivers::dcgm::defer_to_exporter"), "nothing to defer to")
+
+	probed = nil
+	lookup, left = withoutAbsentExporter(lookupOf(nil), answering(true))
+	assert.False(t, left)
+	assert.Equal(t, []string{"vllm", "sglang", "dcgm-exporter"}, jobNames(resolve(lookup)))
+
+	probed = nil
+	lookup, left = withoutAbsentExporter(lookupOf(map[string]string{dcgmExporterVariable: "10.0.0.7:9400"}), answering(false))
+	assert.False(t, left)
+	assert.Empty(t, probed, "a variable that is set is not probed")
+	assert.Equal(t, []string{"vllm", "sglang", "dcgm-exporter"}, jobNames(resolve(lookup)))
+}
+
+// answers connects: true while something listens, false once it has stopped.
+func TestAnswers(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	assert.True(t, answers(addr))
+	require.NoError(t, l.Close())
+	assert.False(t, answers(addr))
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/confmap"
+	"go.uber.org/zap"
 )
 
 // YAML is the embedded default configuration.
@@ -52,14 +53,19 @@ func Embedded(uri string) bool { return strings.HasPrefix(uri, scheme+":") }
 // Names lists the names of Documents, sorted.
 func Names() []string { return slices.Sorted(maps.Keys(Documents)) }
 
-type provider struct{}
+type provider struct{ logger *zap.Logger }
 
 // NewFactory returns the factory of the "modelplane" confmap provider.
 func NewFactory() confmap.ProviderFactory {
-	return confmap.NewProviderFactory(func(confmap.ProviderSettings) confmap.Provider { return provider{} })
+	return confmap.NewProviderFactory(func(s confmap.ProviderSettings) confmap.Provider {
+		if s.Logger == nil {
+			return provider{logger: zap.NewNop()}
+		}
+		return provider{logger: s.Logger}
+	})
 }
 
-func (provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc) (*confmap.Retrieved, error) {
+func (p provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc) (*confmap.Retrieved, error) {
 	doc, ok := Documents[strings.TrimPrefix(uri, scheme+":")]
 	if !ok {
 		return nil, fmt.Errorf("%q: the modelplane scheme serves %s:%s", uri, scheme, strings.Join(Names(), ", "+scheme+":"))
@@ -68,7 +74,13 @@ func (provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc) (
 		if err := checkEnv(os.LookupEnv); err != nil {
 			return nil, fmt.Errorf("the embedded default (%s): %w", URI, err)
 		}
-		r, err := retrieveDefault(os.LookupEnv)
+		lookup, left := withoutAbsentExporter(os.LookupEnv, answers)
+		if left {
+			p.logger.Info("No dcgm-exporter answers on this host: the dcgm receiver reads the GPUs itself, and the default scrapes none. "+
+				"To scrape one that starts later, set "+dcgmExporterVariable+" or reload the collector once it answers",
+				zap.String("address", valueOf(dcgmExporterVariable, unset)))
+		}
+		r, err := retrieveDefault(lookup)
 		if err != nil {
 			return nil, fmt.Errorf("the embedded default (%s): %w", URI, err)
 		}
