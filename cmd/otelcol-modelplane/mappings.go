@@ -3,7 +3,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -30,22 +29,10 @@ Flags:
 
 // runValidateMappings is `otelcol-modelplane validate-mappings`; it returns the exit status.
 func runValidateMappings(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("validate-mappings", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, validateMappingsUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("validate-mappings", validateMappingsUsage, stderr)
 	cfg := modelplanemapping.NewFactory().CreateDefaultConfig().(*modelplanemapping.Config)
 	noBuiltins := fs.Bool("no-builtins", false, "check without Modelplane's built-in mappings (overrides of a built-in are then not seen)")
-	fs.Func("builtin", "the built-in mappings the collector runs, by name, comma-separated, as the processor's builtin list (default: those on by default)", func(s string) error {
-		for _, n := range strings.Split(s, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				cfg.Builtin.Names = append(cfg.Builtin.Names, n)
-			}
-		}
-		return nil
-	})
+	builtinFlag(fs, &cfg.Builtin.Names)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

@@ -35,12 +35,7 @@ Flags:
 
 // runPreview is `otelcol-modelplane preview`; it returns the exit status.
 func runPreview(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("preview", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, previewUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("preview", previewUsage, stderr)
 	var o preview.Options
 	var labels []string
 	fs.Func("mapping", "a MetricMapping file or glob, as mapping_files takes them (repeatable)", func(s string) error {
@@ -55,14 +50,7 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 		return nil
 	})
 	fs.BoolVar(&o.NoBuiltins, "no-builtins", false, "leave out Modelplane's built-in mappings")
-	fs.Func("builtin", "the built-in mappings to run, by name, comma-separated, as the processor's builtin list: default,modelplane-nim adds NIM's to those on by default (default: those on by default)", func(s string) error {
-		for _, n := range strings.Split(s, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				o.Builtin = append(o.Builtin, n)
-			}
-		}
-		return nil
-	})
+	builtinFlag(fs, &o.Builtin)
 	fs.BoolVar(&o.ClusterMappings, "cluster", false, "also apply the cluster's MetricMapping objects, read from the API server as cluster_mappings reads them")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "the kubeconfig for --cluster (implies it; default $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&o.Job, "job", "preview", "the scrape job's name (the job label)")
@@ -112,4 +100,28 @@ func runPreview(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "%d points scraped: %d read by a mapping, %d dropped as not modelplane_*\n", res.In, res.Mapped, res.Dropped)
 	return 0
+}
+
+// newFlagSet is the flag set of one of our commands, its usage text followed by its flags.
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// builtinFlag adds --builtin, the built-in mappings to run by name, as the processor's
+// builtin list takes them.
+func builtinFlag(fs *flag.FlagSet, names *[]string) {
+	fs.Func("builtin", "the built-in mappings to run, by name, comma-separated, as the processor's builtin list: default,modelplane-nim adds NIM's to those on by default (default: those on by default)", func(s string) error {
+		for _, n := range strings.Split(s, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				*names = append(*names, n)
+			}
+		}
+		return nil
+	})
 }
