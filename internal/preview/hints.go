@@ -109,11 +109,11 @@ func meantSource(from string, names map[string]bool, types map[string]string, re
 			return fmt.Sprintf("it is a series of the %s %q, which a mapping names whole: from: %q with part: Sum for its sum", types[base], base, base)
 		}
 	}
-	if !strings.HasSuffix(from, "_total") && names[from+"_total"] && !read[from+"_total"] {
-		return fmt.Sprintf("the page's counter is %q, and the collector names a counter with its _total: from: %q", from+"_total", from+"_total")
-	}
 	if names[from] {
 		return ""
+	}
+	if !strings.HasSuffix(from, "_total") && names[from+"_total"] && !read[from+"_total"] {
+		return fmt.Sprintf("the page's counter is %q, and the collector names a counter with its _total: from: %q", from+"_total", from+"_total")
 	}
 	// The page's metrics as a mapping names them (a histogram's series by the family), with
 	// the same engine prefix: an entry for another engine in the same file is no misspelling.
