@@ -57,7 +57,16 @@ func runValidateMappings(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	mappings := modelplanemapping.MappingFiles(cfg.MappingFiles)
+	mappings, skipped := modelplanemapping.MappingFiles(cfg.MappingFiles)
+	for _, doc := range skipped {
+		// A ConfigMap's data keys hold the files the collector reads from its volume; the
+		// manifest itself holds no MetricMapping.
+		hint := ""
+		if strings.Contains(doc, "(ConfigMap ") {
+			hint = ": a ConfigMap's data keys are the files the collector reads; check them as files"
+		}
+		fmt.Fprintf(stderr, "note: %s is not a MetricMapping; skipped%s\n", doc, hint)
+	}
 	entries := 0
 	for _, m := range mappings {
 		entries += len(m.Metrics)

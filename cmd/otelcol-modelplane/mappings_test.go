@@ -64,3 +64,14 @@ func TestValidateMappings(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "Usage: otelcol-modelplane validate-mappings")
 }
+
+// A document of another kind is skipped and named, so that a file of ConfigMaps does not
+// pass as "0 MetricMappings" without a word.
+func TestValidateMappingsNamesOtherKinds(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cm.yaml")
+	require.NoError(t, os.WriteFile(p, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: my-mappings}\ndata:\n  engine.yaml: |\n    apiVersion: modelplane.ai/v1alpha1\n"), 0o600))
+	code, out, errOut := validateMappings(t, p)
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "0 MetricMappings, 0 entries: valid\n", out)
+	assert.Equal(t, "note: "+p+`: document 1 (ConfigMap "my-mappings") is not a MetricMapping; skipped: a ConfigMap's data keys are the files the collector reads; check them as files`+"\n", errOut)
+}

@@ -181,7 +181,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	notes = append(notes, unreadEntryNotes(page, modelplanemapping.MappingFiles(files))...)
+	mine, _ := modelplanemapping.MappingFiles(files)
+	notes = append(notes, unreadEntryNotes(page, mine)...)
 	notes = append(notes, idleMappingNotes(page, o, counts["mapped"])...)
 	notes = append(notes, engineLabelNote(page, body.data, o)...)
 	notes = append(notes, emptyPageNote(page)...)

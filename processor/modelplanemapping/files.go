@@ -155,10 +155,11 @@ func loadFiles(patterns []string, prev map[string]*fileState) (*fileSet, []error
 }
 
 // MappingFiles returns the valid mappings of the files patterns name, as mapping_files reads
-// them, in run order; documents with problems are left out (validate names them).
-func MappingFiles(patterns []string) []metricmapping.MetricMapping {
+// them, in run order, and the documents of other kinds it skipped (`f.yaml: document 1
+// (ConfigMap "x")`); documents with problems are left out (validate names them).
+func MappingFiles(patterns []string) (mappings []metricmapping.MetricMapping, skipped []string) {
 	files, _ := loadFiles(patterns, nil)
-	return files.mappings()
+	return files.mappings(), files.skipped
 }
 
 // maxFileSize bounds one mapping file. A ConfigMap holds at most 1 MiB and 3,000 mapping
