@@ -207,13 +207,7 @@ func fromHint(from string) string {
 // case, underscores for other characters, the modelplane_ prefix (only modelplane_* series
 // leave the collector).
 func toHint(to string) string {
-	b := []byte(strings.ToLower(to))
-	for i, c := range b {
-		if (c < 'a' || c > 'z') && (c < '0' || c > '9') {
-			b[i] = '_'
-		}
-	}
-	meant := strings.Trim(string(b), "_")
+	meant := strings.Trim(underscored(strings.ToLower(to)), "_")
 	if !strings.HasPrefix(meant, "modelplane_") {
 		meant = "modelplane_" + meant
 	}
@@ -227,15 +221,21 @@ func toHint(to string) string {
 // other character an underscore, as Prometheus names labels and otlp_names reads an
 // OpenTelemetry attribute (gen_ai.token.type as gen_ai_token_type).
 func labelHint(name string) string {
-	b := []byte(name)
+	meant := underscored(name)
+	if meant == name || !labelNamePattern.MatchString(meant) {
+		return ""
+	}
+	return fmt.Sprintf(" (%q?)", meant)
+}
+
+// underscored is s with an underscore for every character a Prometheus name cannot hold
+// (anything but letters, digits and underscores).
+func underscored(s string) string {
+	b := []byte(s)
 	for i, c := range b {
 		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
 			b[i] = '_'
 		}
 	}
-	meant := string(b)
-	if meant == name || !labelNamePattern.MatchString(meant) {
-		return ""
-	}
-	return fmt.Sprintf(" (%q?)", meant)
+	return string(b)
 }

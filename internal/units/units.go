@@ -95,12 +95,15 @@ func Meant(name string) (Unit, bool) {
 	return None, false
 }
 
-// IsBase reports whether name is a unit values are converted to (seconds, bytes, joules,
-// watts, a ratio), by name or UCUM code, in any case: a fromUnit of one converts nothing.
+// IsBase reports whether name is a unit a metric name states as its own (seconds, bytes,
+// joules, watts, a ratio, ...: nameSuffixes), by name or UCUM code, in any case: a fromUnit of
+// one converts nothing.
 func IsBase(name string) bool {
-	switch strings.ToLower(name) {
-	case "seconds", "second", "s", "bytes", "byte", "by", "joules", "joule", "j", "watts", "watt", "w", "ratio", "1":
-		return true
+	for _, s := range nameSuffixes {
+		word := strings.TrimPrefix(s.suffix, "_")
+		if strings.EqualFold(name, word) || strings.EqualFold(name, strings.TrimSuffix(word, "s")) || strings.EqualFold(name, s.ucum) {
+			return true
+		}
 	}
 	return false
 }
