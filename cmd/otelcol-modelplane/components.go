@@ -5,6 +5,7 @@ package main
 import (
 	modelplanemapping "github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 	dcgmreceiver "github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver"
+	prometheusreceiver "github.com/modelplaneai/otelcol-modelplane/receiver/prometheusreceiver"
 	prometheusexporter "github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusexporter"
 	prometheusremotewriteexporter "github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusremotewriteexporter"
 	bearertokenauthextension "github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
@@ -12,7 +13,6 @@ import (
 	pprofextension "github.com/open-telemetry/opentelemetry-collector-contrib/extension/pprofextension"
 	filestorage "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	resourceprocessor "github.com/open-telemetry/opentelemetry-collector-contrib/processor/resourceprocessor"
-	prometheusreceiver "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/prometheusreceiver"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/connector"
 	"go.opentelemetry.io/collector/exporter"
@@ -74,7 +74,7 @@ func components() (otelcol.Factories, error) {
 		return otelcol.Factories{}, err
 	}
 	factories.ReceiverModules = makeModulesMap(factories.Receivers, map[component.Type]string{
-		prometheusreceiver.NewFactory().Type(): "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/prometheusreceiver v0.161.0",
+		prometheusreceiver.NewFactory().Type(): "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		otlpreceiver.NewFactory().Type():       "go.opentelemetry.io/collector/receiver/otlpreceiver v0.161.0",
 		dcgmreceiver.NewFactory().Type():       "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 	})

@@ -1,0 +1,166 @@
+// Package repeatlog condenses a log message that a component repeats for the same subject
+// every few seconds, such as the Prometheus receiver's warning for each failed scrape of a
+// target that is down: the first one is logged as it comes, and so is one whose cause
+// changed, but the same failure again is logged at most once per period, with how many
+// times it happened since the line before.
+package repeatlog // import "github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// Rule names the message to condense and the fields of one of its entries that say what it
+// is about (the subject) and why (the cause).
+type Rule struct {
+	Message string
+	// Subject names the fields that together identify what the message is about: entries
+	// with the same values are repeats.
+	Subject []string
+	// Cause names the field whose change is news: logged at once, not held.
+	Cause string
+	// Every is the longest a repeat is held before a line says how many there were.
+	Every time.Duration
+	// Note is added to the first line of a subject, to say that repeats are condensed and
+	// where each is counted.
+	Note string
+}
+
+// Core returns the function that wraps a logger's core with rule, for
+// zap.WrapCore. The cores derived from it (With) share what they have seen.
+func Core(rule Rule, now func() time.Time) func(zapcore.Core) zapcore.Core {
+	seen := &seen{rule: rule, now: now, subjects: map[string]*subject{}}
+	return func(c zapcore.Core) zapcore.Core { return &core{Core: c, seen: seen} }
+}
+
+type core struct {
+	zapcore.Core
+	seen *seen
+}
+
+func (c *core) With(fields []zapcore.Field) zapcore.Core {
+	return &core{Core: c.Core.With(fields), seen: c.seen}
+}
+
+func (c *core) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	if e.Message != c.seen.rule.Message {
+		return c.Core.Check(e, ce)
+	}
+	if !c.Core.Enabled(e.Level) {
+		return ce
+	}
+	// Write decides, once it has the entry's fields.
+	return ce.AddCore(e, c)
+}
+
+func (c *core) Write(e zapcore.Entry, fields []zapcore.Field) error {
+	extra, pass := c.seen.pass(fields)
+	if !pass {
+		return nil
+	}
+	// The wrapped core checks the entry again, so its level and sampling still apply.
+	if ce := c.Core.Check(e, nil); ce != nil {
+		ce.Write(append(fields[:len(fields):len(fields)], extra...)...)
+	}
+	return nil
+}
+
+// seen is what a rule has seen of each subject.
+type seen struct {
+	rule Rule
+	now  func() time.Time
+
+	mu       sync.Mutex
+	subjects map[string]*subject
+	swept    time.Time
+}
+
+type subject struct {
+	cause  string
+	logged time.Time // when its last line was written
+	last   time.Time // when it last repeated
+	held   int       // repeats since its last line, not logged
+}
+
+// pass tells whether an entry with fields is logged, and what its line adds.
+func (s *seen) pass(fields []zapcore.Field) ([]zapcore.Field, bool) {
+	key, cause := s.keyOf(fields)
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sweep(now)
+	sub, ok := s.subjects[key]
+	if !ok {
+		s.subjects[key] = &subject{cause: cause, logged: now, last: now}
+		if s.rule.Note == "" {
+			return nil, true
+		}
+		return []zapcore.Field{zap.String("note", s.rule.Note)}, true
+	}
+	sub.last = now
+	if sub.cause == cause && now.Sub(sub.logged) < s.rule.Every {
+		sub.held++
+		return nil, false
+	}
+	var extra []zapcore.Field
+	if sub.held > 0 {
+		extra = []zapcore.Field{zap.Int("repeats", sub.held+1), zap.String("within", now.Sub(sub.logged).Round(time.Second).String())}
+	}
+	sub.cause, sub.logged, sub.held = cause, now, 0
+	return extra, true
+}
+
+// sweep forgets the subjects that have not repeated for two periods (a target that went
+// away or recovered), so a later entry about one is logged as a first.
+func (s *seen) sweep(now time.Time) {
+	if now.Sub(s.swept) < s.rule.Every {
+		return
+	}
+	s.swept = now
+	for k, sub := range s.subjects {
+		if now.Sub(sub.last) >= 2*s.rule.Every {
+			delete(s.subjects, k)
+		}
+	}
+}
+
+func (s *seen) keyOf(fields []zapcore.Field) (key, cause string) {
+	for _, name := range s.rule.Subject {
+		for _, f := range fields {
+			if f.Key == name {
+				key += name + "=" + text(f) + "\x00"
+			}
+		}
+	}
+	for _, f := range fields {
+		if f.Key == s.rule.Cause {
+			cause = text(f)
+		}
+	}
+	return key, cause
+}
+
+// text is a field's value as a log line prints it, for the fields that name a subject or a
+// cause: strings, stringers and errors.
+func text(f zapcore.Field) string {
+	switch f.Type {
+	case zapcore.StringType:
+		return f.String
+	case zapcore.StringerType:
+		if s, ok := f.Interface.(fmt.Stringer); ok {
+			return s.String()
+		}
+	case zapcore.ErrorType:
+		if err, ok := f.Interface.(error); ok {
+			return err.Error()
+		}
+	}
+	if f.Interface != nil {
+		return fmt.Sprint(f.Interface)
+	}
+	return fmt.Sprint(f.Integer)
+}

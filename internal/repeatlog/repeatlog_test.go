@@ -1,0 +1,136 @@
+package repeatlog
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+)
+
+type label string
+
+func (l label) String() string { return string(l) }
+
+const msg = "Failed to scrape Prometheus endpoint"
+
+// clock is a test's time, moved by hand.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time          { return c.t }
+func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
+func newClock() *clock                   { return &clock{t: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)} }
+func fail(l *zap.Logger, target, cause string) {
+	l.Warn(msg, zap.Error(errors.New(cause)), zap.Int64("scrape_timestamp", 1), zap.Stringer("target_labels", label(target)))
+}
+
+func newLogger(c *clock, level zapcore.Level) (*zap.Logger, *observer.ObservedLogs) {
+	inner, logs := observer.New(level)
+	rule := Rule{Message: msg, Subject: []string{"target_labels"}, Cause: "error", Every: 5 * time.Minute, Note: "condensed"}
+	return zap.New(inner).WithOptions(zap.WrapCore(Core(rule, c.now))), logs
+}
+
+// lines returns each logged entry's message and the fields this package adds.
+func lines(logs *observer.ObservedLogs) []map[string]any {
+	var out []map[string]any
+	for _, e := range logs.TakeAll() {
+		m := map[string]any{"msg": e.Message}
+		for k, v := range e.ContextMap() {
+			switch k {
+			case "note", "repeats", "within", "target_labels", "error", "kind":
+				m[k] = v
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestRepeatsAreCondensed(t *testing.T) {
+	c := newClock()
+	l, logs := newLogger(c, zapcore.InfoLevel)
+	l = l.With(zap.String("kind", "receiver"))
+	a := `{__name__="up", instance="127.0.0.1:30000", job="sglang"}`
+	refused := `Get "http://127.0.0.1:30000/metrics": dial tcp 127.0.0.1:30000: connect: connection refused`
+
+	fail(l, a, refused)
+	assert.Equal(t, []map[string]any{{"msg": msg, "kind": "receiver", "target_labels": a, "error": refused, "note": "condensed"}}, lines(logs),
+		"the first failure of a target is logged as it comes, saying that repeats are condensed")
+
+	for range 19 { // every 15 s, as the embedded default scrapes
+		c.advance(15 * time.Second)
+		fail(l, a, refused)
+	}
+	assert.Empty(t, lines(logs), "the same failure within 5 minutes is held")
+
+	c.advance(15 * time.Second) // 5 minutes after the first line
+	fail(l, a, refused)
+	assert.Equal(t, []map[string]any{{"msg": msg, "kind": "receiver", "target_labels": a, "error": refused, "repeats": int64(20), "within": "5m0s"}}, lines(logs),
+		"then one line counts them: 20 failures in 5 minutes, this one included")
+
+	c.advance(15 * time.Second)
+	fail(l, a, refused)
+	c.advance(15 * time.Second)
+	fail(l, a, "server returned HTTP status 500 Internal Server Error")
+	assert.Equal(t, []map[string]any{{"msg": msg, "kind": "receiver", "target_labels": a, "error": "server returned HTTP status 500 Internal Server Error", "repeats": int64(2), "within": "30s"}}, lines(logs),
+		"a new cause is logged at once")
+
+	// Another target is its own subject; other messages pass as they are.
+	b := `{__name__="up", instance="127.0.0.1:8000", job="vllm"}`
+	fail(l, b, refused)
+	l.Warn("Scrape job added")
+	l.Warn("Scrape job added")
+	got := lines(logs)
+	require.Len(t, got, 3)
+	assert.Equal(t, map[string]any{"msg": msg, "kind": "receiver", "target_labels": b, "error": refused, "note": "condensed"}, got[0])
+	assert.Equal(t, map[string]any{"msg": "Scrape job added", "kind": "receiver"}, got[1])
+	assert.Equal(t, got[1], got[2])
+}
+
+// A target that has not failed for two periods (it recovered, or went away) is forgotten:
+// its next failure is a first again, and the subjects do not pile up.
+func TestQuietSubjectsAreForgotten(t *testing.T) {
+	c := newClock()
+	l, logs := newLogger(c, zapcore.InfoLevel)
+	fail(l, "a", "refused")
+	c.advance(time.Minute)
+	fail(l, "a", "refused") // held
+	for i := range 50 {
+		fail(l, string(rune('b'+i)), "refused")
+	}
+	assert.Len(t, lines(logs), 51)
+
+	c.advance(10 * time.Minute)
+	fail(l, "a", "refused")
+	assert.Equal(t, []map[string]any{{"msg": msg, "target_labels": "a", "error": "refused", "note": "condensed"}}, lines(logs))
+	r := l.Core().(*core).seen
+	assert.Len(t, r.subjects, 1, "the 50 targets that did not fail again are forgotten")
+}
+
+// The wrapped core's level still decides: a warning it would not log is neither logged nor
+// counted.
+func TestLevelOfTheWrappedCore(t *testing.T) {
+	c := newClock()
+	l, logs := newLogger(c, zapcore.ErrorLevel)
+	fail(l, "a", "refused")
+	assert.Empty(t, lines(logs))
+	assert.Empty(t, l.Core().(*core).seen.subjects)
+	assert.Nil(t, l.Check(zapcore.WarnLevel, msg))
+	l.Error("other")
+	assert.Len(t, lines(logs), 1)
+}
+
+func TestText(t *testing.T) {
+	for want, f := range map[string]zapcore.Field{
+		"s":    zap.String("k", "s"),
+		"lbl":  zap.Stringer("k", label("lbl")),
+		"boom": zap.Error(errors.New("boom")),
+		"42":   zap.Int("k", 42),
+	} {
+		assert.Equal(t, want, text(f))
+	}
+}

@@ -1,0 +1,48 @@
+// Package prometheusreceiver is contrib's Prometheus receiver (type prometheus, v0.161.0,
+// unchanged), except that a target that keeps failing is not logged at every scrape: its
+// first failed scrape is logged as it comes, and so is a change of cause, but the same
+// failure again at most once every few minutes, with how many there were since.
+package prometheusreceiver // import "github.com/modelplaneai/otelcol-modelplane/receiver/prometheusreceiver"
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	contrib "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/prometheusreceiver"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/receiver"
+	"go.uber.org/zap"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
+)
+
+// failedScrape is the receiver's warning for a scrape whose up is 0, with the target's
+// labels (target_labels) and, where Prometheus gave one, the reason (error).
+const failedScrape = "Failed to scrape Prometheus endpoint"
+
+// repeatEvery is how long the same failure of a target is held before a line counts it:
+// an engine that loads a large model answers no scrape for 10 to 20 minutes, which is a
+// few lines instead of one every interval.
+var repeatEvery = 5 * time.Minute
+
+// now is the clock of the condensed log; tests move it.
+var now = time.Now
+
+// NewFactory returns the factory of the prometheus receiver.
+func NewFactory() receiver.Factory {
+	f := contrib.NewFactory()
+	return receiver.NewFactory(f.Type(), f.CreateDefaultConfig,
+		receiver.WithMetrics(func(ctx context.Context, set receiver.Settings, cfg component.Config, next consumer.Metrics) (receiver.Metrics, error) {
+			set.Logger = set.Logger.WithOptions(zap.WrapCore(repeatlog.Core(repeatlog.Rule{
+				Message: failedScrape,
+				Subject: []string{"target_labels"},
+				Cause:   "error",
+				Every:   repeatEvery,
+				Note: fmt.Sprintf("while this target fails for the same reason, its failed scrapes are logged once every %s, "+
+					"with how many there were; otelcol_processor_modelplane_mapping_scrapes_failed counts each one", repeatEvery),
+			}, now)))
+			return f.CreateMetrics(ctx, set, cfg, next)
+		}, f.MetricsStability()))
+}

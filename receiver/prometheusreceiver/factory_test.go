@@ -1,0 +1,108 @@
+package prometheusreceiver
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	contrib "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/prometheusreceiver"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+)
+
+func TestFactoryIsContribs(t *testing.T) {
+	f := NewFactory()
+	assert.Equal(t, "prometheus", f.Type().String())
+	assert.Equal(t, contrib.NewFactory().CreateDefaultConfig(), f.CreateDefaultConfig())
+	assert.Equal(t, contrib.NewFactory().MetricsStability(), f.MetricsStability())
+}
+
+// A target that keeps failing is logged once, and again at once when the cause changes,
+// while every failed scrape still reaches the pipeline as up 0. A real receiver scrapes a
+// real HTTP server every second.
+func TestFailedScrapesAreLoggedOncePerCause(t *testing.T) {
+	repeatEvery = time.Minute
+	t.Cleanup(func() { repeatEvery = 5 * time.Minute })
+
+	var status atomic.Int32
+	status.Store(http.StatusInternalServerError)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(int(status.Load()))
+	}))
+	t.Cleanup(srv.Close)
+
+	f := NewFactory()
+	cfg := f.CreateDefaultConfig()
+	require.NoError(t, confmap.NewFromStringMap(map[string]any{"config": map[string]any{"scrape_configs": []any{map[string]any{
+		"job_name":        "vllm",
+		"scrape_interval": "1s",
+		"scrape_timeout":  "1s",
+		"static_configs":  []any{map[string]any{"targets": []any{strings.TrimPrefix(srv.URL, "http://")}}},
+	}}}}).Unmarshal(cfg))
+	core, logs := observer.New(zapcore.InfoLevel)
+	set := receivertest.NewNopSettings(f.Type())
+	set.Logger = zap.New(core)
+	sink := new(consumertest.MetricsSink)
+	rcv, err := f.CreateMetrics(context.Background(), set, cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, rcv.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { assert.NoError(t, rcv.Shutdown(context.Background())) })
+
+	require.Eventually(t, func() bool { return failedScrapes(sink) >= 5 }, 30*time.Second, 100*time.Millisecond)
+	lines := logs.FilterMessage(failedScrape).AllUntimed()
+	require.Len(t, lines, 1, "five failures of one cause, one line")
+	first := lines[0].ContextMap()
+	assert.Contains(t, first["error"], "500 Internal Server Error")
+	assert.Contains(t, first["target_labels"], `job="vllm"`)
+	assert.Contains(t, first["note"], "logged once every 1m0s")
+	assert.NotContains(t, first, "repeats")
+
+	status.Store(http.StatusServiceUnavailable)
+	require.Eventually(t, func() bool { return logs.FilterMessage(failedScrape).Len() == 2 }, 30*time.Second, 100*time.Millisecond,
+		"a new cause is logged at the first failure it causes, not a minute later")
+	second := logs.FilterMessage(failedScrape).AllUntimed()[1].ContextMap()
+	assert.Contains(t, second["error"], "503 Service Unavailable")
+	assert.NotContains(t, second, "note")
+	// The second line counts the failures since the first, itself included.
+	repeats, ok := second["repeats"].(int64)
+	require.True(t, ok, "%v", second)
+	assert.GreaterOrEqual(t, repeats, int64(5))
+	assert.LessOrEqual(t, 1+repeats, int64(failedScrapes(sink)+1), "no more failures counted than happened")
+}
+
+// failedScrapes counts the up points of 0 the receiver sent.
+func failedScrapes(sink *consumertest.MetricsSink) int {
+	n := 0
+	for _, md := range sink.AllMetrics() {
+		rms := md.ResourceMetrics()
+		for i := range rms.Len() {
+			sms := rms.At(i).ScopeMetrics()
+			for j := range sms.Len() {
+				ms := sms.At(j).Metrics()
+				for k := range ms.Len() {
+					if m := ms.At(k); m.Name() == "up" && m.Type() == pmetric.MetricTypeGauge {
+						for _, dp := range m.Gauge().DataPoints().All() {
+							if dp.DoubleValue() == 0 {
+								n++
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return n
+}
+
