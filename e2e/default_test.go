@@ -263,6 +263,43 @@ func TestEmbeddedDefaultWithoutSomeTargets(t *testing.T) {
 	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"))
 }
 
+// A host whose dcgm-exporter starts after the collector (at boot, or installed later), with
+// MODELPLANE_DCGM_EXPORTER_TARGET unset: the default leaves the exporter out while nothing
+// answers at 127.0.0.1:9400, and the GPU receiver reads the GPUs (here: no NVML, so none).
+// Once the exporter answers, the collector reloads itself and scrapes it, as it would have
+// from the start, and the GPU receiver defers to it. Before, only a reload by hand or a
+// restart took the exporter up.
+func TestEmbeddedDefaultTakesUpALateExporter(t *testing.T) {
+	const exporterAddr = "127.0.0.1:9400" // the default's, which the test must use
+	if c, err := net.DialTimeout("tcp", exporterAddr, time.Second); err == nil {
+		_ = c.Close()
+		t.Skip("something already listens on " + exporterAddr + ", where the default looks for a dcgm-exporter")
+	}
+	vllm := startEngine(t, "vllm", "vllm.prom", nil)
+	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
+	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_SGLANG_TARGET=none",
+		"MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint, "MODELPLANE_TELEMETRY_ENDPOINT="+telemetry,
+		"MODELPLANE_SCRAPE_INTERVAL=1s", "NODE_NAME=gpu-1"), collectorBin)
+	eventually(t, "the vLLM's series", func() bool { return count(servedLines(t, endpoint), "modelplane_requests_waiting{") == 1 })
+	assert.Zero(t, count(servedLines(t, endpoint), "modelplane_gpu_"))
+	assert.Contains(t, col.out.String(), "No dcgm-exporter answers on this host")
+
+	exporter, err := demofleet.NewEngine("dcgm-exporter", exporterAddr, filepath.Join(repoRoot(), "testdata", "exposition", "dcgm-exporter.prom"))
+	require.NoError(t, err)
+	require.NoError(t, exporter.Start())
+	t.Cleanup(func() { _ = exporter.Stop() })
+
+	eventually(t, "the exporter's GPU series", func() bool {
+		return count(servedLines(t, endpoint), "modelplane_gpu_memory_used_bytes{", `node="gpu-1"`) == 2
+	})
+	out := col.out.String()
+	assert.Contains(t, out, "A dcgm-exporter answers now: reloading the configuration to scrape it")
+	assert.Contains(t, out, "A dcgm-exporter serves this host's GPUs", "the GPU receiver defers to it")
+	assert.Equal(t, 1, strings.Count(out, "Received signal from OS"), "one reload")
+	assert.Equal(t, 1, count(servedLines(t, endpoint), "modelplane_requests_waiting{"), "the vLLM's series go on")
+	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{", `scrape_job="dcgm-exporter"`))
+}
+
 // A host running NVIDIA NIM for LLMs: MODELPLANE_NIM_TARGET names it (on vLLM's port, so the
 // vLLM job is none), and the default reads its /v1/metrics with the modelplane-nim mapping,
 // as any other engine's series, labelled engine nim.

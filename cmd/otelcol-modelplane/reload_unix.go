@@ -14,19 +14,20 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
+	"github.com/modelplaneai/otelcol-modelplane/internal/collectorreload"
 )
 
 // The collector reloads its configuration on SIGHUP. The mapping processor uses that to
 // rebuild the scrape filter when a reloaded mapping file reads a metric the filter drops: the
 // converter recomputes the keep rules and the collector restarts its pipelines in place (only
-// the receivers, with the collector's alpha gate service.partialReload on).
+// the receivers, with the collector's alpha gate service.partialReload on). The embedded
+// default uses it to scrape a dcgm-exporter that starts after the collector.
 func init() {
 	// The collector starts handling SIGHUP only once its pipelines run; until then the signal's
 	// default action would end the process. Listening here (the buffer of one drops repeats)
 	// makes an early SIGHUP harmless.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
-	modelplanemapping.SetCollectorReload(func() error {
+	collectorreload.Set(func() error {
 		if err := reloadWouldLoad(os.Args[1:]); err != nil {
 			return err
 		}

@@ -80,8 +80,8 @@ const dcgmExporterVariable = "MODELPLANE_DCGM_EXPORTER_TARGET"
 // that run this binary have none: the GPU receiver reads their GPUs, and a job scraping the
 // default address would log a failed scrape every interval, and count one, for as long as the
 // collector runs (in a container, whose loopback is its own, always). An exporter that
-// starts later is scraped from the next reload (SIGHUP, systemctl reload) or start; until then
-// the receiver reads the GPUs, so each is reported once either way. A variable that is set,
+// starts later has the collector reload (watchForExporter), and is scraped from then on;
+// until then the receiver reads the GPUs, so each is reported once either way. A variable that is set,
 // to an address or to none, is used as it is.
 func withoutAbsentExporter(lookup func(string) (string, bool), answers func(addr string) bool) (func(string) (string, bool), bool) {
 	if _, set := lookup(dcgmExporterVariable); set || answers(valueOf(dcgmExporterVariable, unset)) {

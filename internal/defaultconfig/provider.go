@@ -12,9 +12,12 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/collectorreload"
 )
 
 // YAML is the embedded default configuration.
@@ -71,16 +74,7 @@ func (p provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc)
 		return nil, fmt.Errorf("%q: the modelplane scheme serves %s:%s", uri, scheme, strings.Join(Names(), ", "+scheme+":"))
 	}
 	if uri == URI {
-		if err := checkEnv(os.LookupEnv); err != nil {
-			return nil, fmt.Errorf("the embedded default (%s): %w", URI, err)
-		}
-		lookup, left := withoutAbsentExporter(os.LookupEnv, answers)
-		if left {
-			p.logger.Info("No dcgm-exporter answers on this host: the dcgm receiver reads the GPUs itself, and the default scrapes none. "+
-				"To scrape one that starts later, set "+dcgmExporterVariable+" or reload the collector once it answers",
-				zap.String("address", valueOf(dcgmExporterVariable, unset)))
-		}
-		r, err := retrieveDefault(lookup)
+		r, err := p.retrieveEmbedded(os.LookupEnv, answers, collectorreload.Func())
 		if err != nil {
 			return nil, fmt.Errorf("the embedded default (%s): %w", URI, err)
 		}
@@ -89,9 +83,40 @@ func (p provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc)
 	return confmap.NewRetrievedFromYAML(doc)
 }
 
+// retrieveEmbedded returns the embedded default for the environment lookup reads. Where it
+// leaves the dcgm-exporter out because nothing answers, and the collector can reload, it
+// watches for one until the collector loads its configuration again.
+func (p provider) retrieveEmbedded(lookup func(string) (string, bool), answers func(string) bool, reload func() error) (*confmap.Retrieved, error) {
+	if err := checkEnv(lookup); err != nil {
+		return nil, err
+	}
+	shaped, left := withoutAbsentExporter(lookup, answers)
+	if !left {
+		return retrieveDefault(shaped)
+	}
+	addr := valueOf(dcgmExporterVariable, unset)
+	if reload == nil {
+		p.logger.Info("No dcgm-exporter answers on this host: the dcgm receiver reads the GPUs itself, and the default scrapes none. "+
+			"To scrape one that starts later, set "+dcgmExporterVariable+" or reload the collector once it answers",
+			zap.String("address", addr))
+		return retrieveDefault(shaped)
+	}
+	// checkEnv has accepted the interval.
+	interval, _ := time.ParseDuration(valueOf("MODELPLANE_SCRAPE_INTERVAL", lookup))
+	p.logger.Info("No dcgm-exporter answers on this host: the dcgm receiver reads the GPUs itself, and the default scrapes none. "+
+		"One that starts later is scraped from then on: the collector looks every scrape interval and reloads its configuration when one answers",
+		zap.String("address", addr), zap.Duration("interval", interval))
+	stop := watchForExporter(addr, interval, answers, reload, p.logger)
+	r, err := retrieveDefault(shaped, confmap.WithRetrievedClose(stop))
+	if err != nil {
+		_ = stop(context.Background())
+	}
+	return r, err
+}
+
 // retrieveDefault returns the embedded default as the variables that are more than a value
 // in it shape it: jobs left out, the node label, engine lists and the telemetry endpoint.
-func retrieveDefault(lookup func(string) (string, bool)) (*confmap.Retrieved, error) {
+func retrieveDefault(lookup func(string) (string, bool), opts ...confmap.RetrievedOption) (*confmap.Retrieved, error) {
 	r, err := confmap.NewRetrievedFromYAML(YAML)
 	if err != nil {
 		return nil, err
@@ -110,7 +135,7 @@ func retrieveDefault(lookup func(string) (string, bool)) (*confmap.Retrieved, er
 			return nil, err
 		}
 	}
-	return confmap.NewRetrieved(conf.ToStringMap())
+	return confmap.NewRetrieved(conf.ToStringMap(), opts...)
 }
 
 func (provider) Scheme() string { return scheme }

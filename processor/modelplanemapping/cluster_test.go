@@ -128,8 +128,7 @@ func TestClusterMappings(t *testing.T) {
 		t.Cleanup(func() { filterRetry = was })
 		filterRetry = 100 * time.Millisecond
 		var asked atomic.Int32
-		SetCollectorReload(func() error { asked.Add(1); return nil })
-		t.Cleanup(func() { SetCollectorReload(nil) })
+		setCollectorReload(t, func() error { asked.Add(1); return nil })
 
 		set, logs := observedSettings()
 		cfg := clusterMappingsOnly(t, api.Kubeconfig, time.Minute)

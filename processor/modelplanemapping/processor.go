@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/collectorreload"
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadata"
@@ -382,24 +383,6 @@ func (p *mappingProcessor) record(ctx context.Context, st *rules.Stats) {
 	}
 }
 
-// collectorReload, when the distribution sets it, asks the running collector to reload its
-// configuration. The scrapefilter converter then rebuilds the keep rule from the mapping files
-// as they are now, and the collector restarts its pipelines in place (only the receivers, with
-// the collector's service.partialReload gate on).
-var collectorReload atomic.Pointer[func() error]
-
-// SetCollectorReload gives the processor a way to have the collector reload its
-// configuration (otelcol-modelplane sends itself SIGHUP); without it, a mapping that reads a
-// metric the scrape filter drops gets a warning and waits for a restart.
-func SetCollectorReload(f func() error) {
-	handoffs.Clear()
-	if f == nil {
-		collectorReload.Store(nil)
-		return
-	}
-	collectorReload.Store(&f)
-}
-
 // checkScrapeFilter remembers the sources of the initial mappings, which the scrape filter
 // was built from. When a later reload reads a metric no mapping read before, the filter
 // drops that metric at scrape: the processor asks the collector to reload its configuration,
@@ -442,12 +425,16 @@ func (p *mappingProcessor) checkScrapeFilter(all []metricmapping.MetricMapping, 
 		return
 	}
 	sort.Strings(added)
-	if reload := collectorReload.Load(); reload != nil {
+	// With a reload (otelcol-modelplane sends itself SIGHUP), the scrapefilter converter then
+	// rebuilds the keep rule from the mapping files as they are now, and the collector restarts
+	// its pipelines in place (only the receivers, with the collector's service.partialReload
+	// gate on); without one, the mapping waits for a restart.
+	if reload := collectorreload.Func(); reload != nil {
 		p.logger.Info("A reloaded mapping reads metrics the scrape filter drops: reloading the collector's configuration to rebuild it",
 			zap.Strings("from", added))
 		// Called before the new set is swapped in: the active one made the series to end.
 		handOver(p.id, p.active.Load(), time.Now())
-		err := (*reload)()
+		err := reload()
 		if err == nil {
 			// A full reload replaces this processor; a receivers-only one keeps it, and the
 			// rebuilt filter keeps these names from now on.
@@ -487,7 +474,7 @@ var filterRetry = time.Minute
 // filterRetry while mapped sources wait: the configuration that did not validate may have
 // been mended since.
 func (p *mappingProcessor) retryFilterRebuild() {
-	reload := collectorReload.Load()
+	reload := collectorreload.Func()
 	if p.unfilteredCount.Load() == 0 || reload == nil {
 		return
 	}
@@ -497,7 +484,7 @@ func (p *mappingProcessor) retryFilterRebuild() {
 		return
 	}
 	p.retryAt = time.Now().Add(filterRetry)
-	if err := (*reload)(); err != nil {
+	if err := reload(); err != nil {
 		p.logger.Debug("The scrape filter still waits: the collector's configuration does not reload", zap.Error(err))
 		return
 	}

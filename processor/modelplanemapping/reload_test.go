@@ -255,8 +255,7 @@ func TestScrapeFilterWarnsAboutNewSources(t *testing.T) {
 // reload that reads a new metric asks for it once, instead of warning.
 func TestScrapeFilterAsksTheCollectorToRebuildIt(t *testing.T) {
 	var asked atomic.Int32
-	SetCollectorReload(func() error { asked.Add(1); return nil })
-	t.Cleanup(func() { SetCollectorReload(nil) })
+	setCollectorReload(t, func() error { asked.Add(1); return nil })
 	file, logs := startFiltered(t)
 
 	doc := mappingDoc("v2") + "  - from: src_c\n    to: modelplane_v2_c\n"
@@ -362,14 +361,13 @@ func TestScrapeFilterRebuildIsRetried(t *testing.T) {
 	filterRetry = 20 * time.Millisecond
 	var mended atomic.Bool
 	var asked atomic.Int32
-	SetCollectorReload(func() error {
+	setCollectorReload(t, func() error {
 		asked.Add(1)
 		if mended.Load() {
 			return nil
 		}
 		return errors.New("exporters::otlp_http: unknown key \"compresion\"")
 	})
-	t.Cleanup(func() { SetCollectorReload(nil) })
 	file, logs := startFiltered(t)
 
 	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v2")+"  - from: src_c\n    to: modelplane_v2_c\n"), 0o600))

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/collectorreload"
 	datapoints "github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadatatest"
@@ -185,8 +186,7 @@ func perSource(md pmetric.Metrics) []pmetric.Metrics {
 // configuration, which replaces the processor: the processor that replaces it still ends
 // the series the mappings before the reload produced.
 func TestCollectorReloadHandsTheEndingOver(t *testing.T) {
-	SetCollectorReload(func() error { return nil })
-	t.Cleanup(func() { SetCollectorReload(nil) })
+	setCollectorReload(t, func() error { return nil })
 	file, cfg := filteredConfig(t)
 	cfg.ReloadInterval = time.Hour // reloaded by hand below
 	start := func() *mappingProcessor {
@@ -287,4 +287,12 @@ func TestMarkEndedLeavesBareMarkers(t *testing.T) {
 		assert.Zero(t, p.exemplars)
 	}
 	assert.True(t, hist.HasSum())
+}
+
+// setCollectorReload makes f the collector's reload (collectorreload.Set) for a test, with
+// no hand-over left from another, and removes it when the test ends.
+func setCollectorReload(t *testing.T, f func() error) {
+	handoffs.Clear()
+	collectorreload.Set(f)
+	t.Cleanup(func() { handoffs.Clear(); collectorreload.Set(nil) })
 }

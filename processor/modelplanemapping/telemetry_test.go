@@ -99,8 +99,7 @@ func TestTelemetryPerProcessor(t *testing.T) {
 // collector cannot reload (here: it refuses), shows as a gauge of metrics waiting for a
 // restart, for an alert to catch; it goes back to 0 when no mapping reads them any more.
 func TestTelemetryUnfilteredSources(t *testing.T) {
-	SetCollectorReload(func() error { return errors.New("the configuration does not validate") })
-	t.Cleanup(func() { SetCollectorReload(nil) })
+	setCollectorReload(t, func() error { return errors.New("the configuration does not validate") })
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 

@@ -1,0 +1,117 @@
+package defaultconfig
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+)
+
+// exporterHost is a host whose dcgm-exporter answers from when the test says, and a collector
+// that counts the reloads it is asked for.
+type exporterHost struct {
+	answering atomic.Bool
+	reloads   atomic.Int32
+	refuse    atomic.Bool
+	done      atomic.Int32 // reloads that went through
+}
+
+func (h *exporterHost) answers(string) bool { return h.answering.Load() }
+
+func (h *exporterHost) reload() error {
+	h.reloads.Add(1)
+	if h.refuse.Load() {
+		return errors.New("the configuration a reload would load does not validate")
+	}
+	h.done.Add(1)
+	return nil
+}
+
+func retrieveOn(t *testing.T, h *exporterHost, reload func() error) (*confmap.Retrieved, *observer.ObservedLogs) {
+	t.Helper()
+	core, logs := observer.New(zapcore.InfoLevel)
+	r, err := provider{logger: zap.New(core)}.retrieveEmbedded(lookupOf(map[string]string{"MODELPLANE_SCRAPE_INTERVAL": "10ms"}), h.answers, reload)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, r.Close(context.Background())) })
+	return r, logs
+}
+
+func jobsOf(t *testing.T, r *confmap.Retrieved) []string {
+	raw, err := r.AsRaw()
+	require.NoError(t, err)
+	return jobNames(confmap.NewFromStringMap(raw.(map[string]any)))
+}
+
+// A dcgm-exporter that starts after the collector (at boot, or installed later) is taken up:
+// the default left it out, and the collector is asked to reload once, when it answers, every
+// scrape interval looking. The reload loads the default again, which then scrapes it.
+func TestLateExporterIsTakenUp(t *testing.T) {
+	h := new(exporterHost)
+	r, logs := retrieveOn(t, h, h.reload)
+	assert.Equal(t, []string{"vllm", "sglang"}, jobsOf(t, r))
+	assert.Equal(t, 1, logs.FilterMessageSnippet("One that starts later is scraped from then on").Len())
+
+	time.Sleep(50 * time.Millisecond) // five intervals
+	assert.Zero(t, h.reloads.Load(), "nothing answers yet")
+
+	h.answering.Store(true)
+	require.Eventually(t, func() bool { return h.reloads.Load() == 1 }, 5*time.Second, time.Millisecond)
+	assert.Equal(t, 1, logs.FilterMessageSnippet("A dcgm-exporter answers now: reloading").Len())
+	time.Sleep(50 * time.Millisecond)
+	assert.Equal(t, int32(1), h.reloads.Load(), "asked once")
+
+	// The reload loads the default again: now with the exporter's job, and nothing watched.
+	again, logs := retrieveOn(t, h, h.reload)
+	assert.Equal(t, []string{"vllm", "sglang", "dcgm-exporter"}, jobsOf(t, again))
+	assert.Zero(t, logs.Len())
+}
+
+// A refused reload (a config file broken since the start) is said, and tried again later,
+// not every interval: each try validates in a child process.
+func TestLateExporterReloadRefused(t *testing.T) {
+	was := reloadRetry
+	reloadRetry = 30 * time.Millisecond
+	t.Cleanup(func() { reloadRetry = was })
+	h := new(exporterHost)
+	h.refuse.Store(true)
+	_, logs := retrieveOn(t, h, h.reload)
+	h.answering.Store(true)
+	require.Eventually(t, func() bool { return h.reloads.Load() >= 2 }, 5*time.Second, time.Millisecond)
+	refused := logs.FilterMessageSnippet("Could not reload the configuration to scrape the dcgm-exporter").All()
+	require.NotEmpty(t, refused)
+	assert.Contains(t, refused[0].ContextMap()["error"], "does not validate")
+
+	h.refuse.Store(false)
+	require.Eventually(t, func() bool { return h.done.Load() == 1 }, 5*time.Second, time.Millisecond)
+	n := h.reloads.Load()
+	time.Sleep(100 * time.Millisecond)
+	assert.Equal(t, n, h.reloads.Load(), "no more tries once a reload went through")
+	assert.Equal(t, int32(1), h.done.Load())
+}
+
+// The collector closes what it retrieved when it loads its configuration again (a reload for
+// another reason) or stops: the watch ends with it.
+func TestLateExporterWatchEndsOnClose(t *testing.T) {
+	h := new(exporterHost)
+	r, _ := retrieveOn(t, h, h.reload)
+	require.NoError(t, r.Close(context.Background()))
+	h.answering.Store(true)
+	time.Sleep(50 * time.Millisecond)
+	assert.Zero(t, h.reloads.Load())
+}
+
+// Without a way to reload (a build that sets none), the default says how to take one up.
+func TestLateExporterWithoutReload(t *testing.T) {
+	h := new(exporterHost)
+	r, logs := retrieveOn(t, h, nil)
+	assert.Equal(t, []string{"vllm", "sglang"}, jobsOf(t, r))
+	assert.Equal(t, 1, logs.FilterMessageSnippet("set "+dcgmExporterVariable+" or reload the collector").Len())
+}
