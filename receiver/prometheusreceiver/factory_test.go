@@ -105,4 +105,3 @@ func failedScrapes(sink *consumertest.MetricsSink) int {
 	}
 	return n
 }
-
