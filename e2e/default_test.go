@@ -138,6 +138,11 @@ func checkEmbeddedDefault(t *testing.T, command string, args ...string) {
 		}
 	}
 	engineIndexKept(t, servedLines(t, endpoint))
+	// No otel_scope_* labels, which name the receiver and this collector's version: every
+	// series would change its label set at each upgrade.
+	for _, line := range servedLines(t, endpoint) {
+		assert.NotContains(t, line, "otel_scope_", line)
+	}
 	// The dcgm-exporter answers, so the GPU receiver leaves the GPUs to it and never looks for
 	// NVML: each GPU is reported once.
 	deferring := "A dcgm-exporter serves this host's GPUs"
@@ -739,6 +744,11 @@ func TestEmbeddedDefaultWithRemoteWrite(t *testing.T) {
 	assert.Len(t, prom.query(t, `modelplane_gpu_memory_used_bytes{cluster="laptop"}`), 2, "the dcgm-exporter page's two GPUs")
 	assert.Len(t, requestsWaiting(t, d.endpoint), 2, "the local endpoint still serves")
 	assert.Empty(t, prom.query(t, `{__name__=~".+", __name__!~"modelplane_.*"}`), "only modelplane_* leaves the host")
+	// No otel_scope_name and otel_scope_version (the Prometheus receiver and this collector's
+	// version): with them, every series changed its label set at each upgrade.
+	assert.Empty(t, prom.query(t, `{otel_scope_name!=""}`))
+	assert.Empty(t, prom.query(t, `{otel_scope_version!=""}`))
+	assert.NotEmpty(t, prom.query(t, `{__name__=~"modelplane_.*"}`))
 }
 
 // A backend that wants a token, from a container with nothing mounted: the header is one more

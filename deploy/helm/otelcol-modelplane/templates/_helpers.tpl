@@ -75,13 +75,17 @@ works as written and the collector logs no deprecation. */}}
 {{- get (dict "otlphttp" "otlp_http" "otlp" "otlp_grpc") . | default . -}}
 {{- end -}}
 
-{{/* The exporter of one sink, with Modelplane's defaults under the sink's own config. */}}
+{{/* The exporter of one sink, with Modelplane's defaults under the sink's own config.
+Remote write leaves out the otel_scope_name and otel_scope_version labels: on scraped series
+they name the Prometheus receiver and this collector's version, so every series would change
+its label set at each upgrade of the collector, and a GPU's at a switch between dcgm-exporter
+and the dcgm receiver; the identity labels tell series apart. */}}
 {{- define "omp.exporterConfig" -}}
 {{- $s := .sink -}}
 {{- $type := include "omp.sinkType" $s.type -}}
 {{- $cfg := dict -}}
 {{- if eq $type "prometheus_remote_write" -}}
-{{- $cfg = dict "target_info" (dict "enabled" false) "remote_write_queue" (dict "queue_size" .delivery.queueSize) "max_batch_request_parallelism" 1 "retry_on_failure" (dict "enabled" true "initial_interval" "1s" "max_interval" "5s" "max_elapsed_time" 0) "timeout" .delivery.timeout -}}
+{{- $cfg = dict "target_info" (dict "enabled" false) "disable_scope_info" true "remote_write_queue" (dict "queue_size" .delivery.queueSize) "max_batch_request_parallelism" 1 "retry_on_failure" (dict "enabled" true "initial_interval" "1s" "max_interval" "5s" "max_elapsed_time" 0) "timeout" .delivery.timeout -}}
 {{- if not (or (hasKey ($s.config | default dict) "resource_to_telemetry_conversion") (hasKey ($s.config | default dict) "resource_constant_labels")) -}}
 {{- $_ := set $cfg "resource_constant_labels" (dict "included" (list "*")) -}}
 {{- end -}}
