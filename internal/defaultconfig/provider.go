@@ -94,17 +94,16 @@ func (p provider) retrieveEmbedded(lookup func(string) (string, bool), answers f
 	if !left {
 		return retrieveDefault(shaped)
 	}
+	const absent = "No dcgm-exporter answers on this host: the dcgm receiver reads the GPUs itself, and the default scrapes none. "
 	addr := valueOf(dcgmExporterVariable, unset)
 	if reload == nil {
-		p.logger.Info("No dcgm-exporter answers on this host: the dcgm receiver reads the GPUs itself, and the default scrapes none. "+
-			"To scrape one that starts later, set "+dcgmExporterVariable+" or reload the collector once it answers",
+		p.logger.Info(absent+"To scrape one that starts later, set "+dcgmExporterVariable+" or reload the collector once it answers",
 			zap.String("address", addr))
 		return retrieveDefault(shaped)
 	}
 	// checkEnv has accepted the interval.
 	interval, _ := time.ParseDuration(valueOf("MODELPLANE_SCRAPE_INTERVAL", lookup))
-	p.logger.Info("No dcgm-exporter answers on this host: the dcgm receiver reads the GPUs itself, and the default scrapes none. "+
-		"One that starts later is scraped from then on: the collector looks every scrape interval and reloads its configuration when one answers",
+	p.logger.Info(absent+"One that starts later is scraped from then on: the collector looks every scrape interval and reloads its configuration when one answers",
 		zap.String("address", addr), zap.Duration("interval", interval))
 	stop := watchForExporter(addr, interval, answers, reload, p.logger)
 	r, err := retrieveDefault(shaped, confmap.WithRetrievedClose(stop))
