@@ -122,3 +122,41 @@ func TestRateLimitedBackendLosesNothing(t *testing.T) {
 	// num_consumers changing meaning in a future release.
 	assert.Zero(t, strings.Count(col.out.String(), "num_consumers"), "a warning about num_consumers")
 }
+
+// A reload during a backend outage, here the one the scrape filter asks for when a new
+// mapping reads a metric it dropped, restarts only the receivers: the remote-write exporter
+// keeps its queue and the scrapes go on, so nothing scraped during the outage is lost, the new
+// series included. Before (a full reload), the collector first shut the exporter down, which
+// waited for its queue to reach the backend: no scrape happened until the backend was back
+// (or, longer away, for the request timeout of 10 minutes), and what was queued was at risk.
+func TestReloadDuringOutageLosesNothing(t *testing.T) {
+	prom := startPrometheus(t)
+	vllm := startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))
+	dir := t.TempDir()
+	col := startCollector(t, collectorSetup{Engines: []*engine{vllm}, Prometheus: prom.addr, MappingDir: dir,
+		Health: freeport.Addr(t), ScrapeFilter: true})
+	eventually(t, "first samples", func() bool {
+		return len(prom.query(t, `modelplane_requests_preempted_total{replica="llama-0"}`)) == 1
+	})
+
+	prom.stop(t)
+	time.Sleep(5 * time.Second) // writes of the scrapes since are retried, in flight
+	addNewSourceMapping(t, dir)
+	eventually(t, "the reload", func() bool { return strings.Contains(col.out.String(), `"signal": "hangup"`) })
+	before := vllm.e.Rounds()
+	time.Sleep(15 * time.Second)
+	during := vllm.e.Rounds() - before
+	t.Logf("%d scrapes in the 15 s after the reload, the backend down", during)
+	assert.GreaterOrEqual(t, during, 5, "scraping goes on (every 1 s)")
+	prom.start(t)
+
+	require.NoError(t, vllm.e.Stop())
+	rounds := vllm.e.Rounds()
+	assert.Equal(t, float64(rounds), samplesOnceDrained(t, prom, rounds), "samples in Prometheus after recovery vs scrapes served")
+	// Over time: the stopped engine's series have ended.
+	newSeries := prom.query(t, `count_over_time(modelplane_e2e_open_fds{replica="llama-0"}[30m])`)
+	require.Len(t, newSeries, 1, "the newly mapped series")
+	assert.Positive(t, newSeries[0].Value)
+	assert.Contains(t, col.out.String(), "Config updated, performing partial receiver reload")
+	assert.NotContains(t, col.out.String(), "Config updated, restart service", "only the receivers restarted")
+}

@@ -36,6 +36,15 @@ var defaultGates = []string{
 	// remote write does, instead of dropping the batch as a permanent error, which the
 	// exporter does with the gate off (alpha since v0.101.0, and so off, at v0.161.0).
 	"exporter.prometheusremotewritexporter.RetryOn429",
+	// A reload that changes only receivers restarts only the receivers (alpha since v0.157.0;
+	// its receiver phase, service.partialReloadReceivers, is beta and on). The reloads this
+	// distribution asks for itself are of that kind: the scrape filter rebuilt for a new mapping
+	// and a dcgm-exporter that started after the collector. With the gate off, every reload
+	// shut the exporters down first, and a remote-write exporter's shutdown waits for its queue
+	// to reach the backend: during an outage no scrape happened until the backend was back
+	// (up to the request timeout, 10 minutes) and the in-memory queue was at risk. A reload
+	// that changes anything else is a full one, as before; one that changes nothing is nothing.
+	"service.partialReload",
 }
 
 func setDefaultGates() error {
