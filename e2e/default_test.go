@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -266,6 +267,38 @@ func TestEmbeddedDefaultWithoutSomeTargets(t *testing.T) {
 	assert.Contains(t, out, `"jobName": "vllm"`)
 	assert.NotContains(t, out, `"jobName": "sglang"`)
 	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"))
+}
+
+// A host that runs a vLLM, and an SGLang target that does not answer (the variable left at
+// an address nothing serves, or an engine still loading its model): the built collector logs
+// the failure once, with a note saying that repeats are condensed, not at every scrape
+// (receiver/prometheusreceiver, which builder-config.yaml puts in place of contrib's), while
+// the failed-scrape count goes on counting each one.
+func TestEmbeddedDefaultLogsADownTargetOnce(t *testing.T) {
+	vllm := startEngine(t, "vllm", "vllm.prom", nil)
+	endpoint, telemetry, down := freeport.Addr(t), freeport.Addr(t), freeport.Addr(t)
+	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_SGLANG_TARGET="+down,
+		"MODELPLANE_DCGM_EXPORTER_TARGET=none", "MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint,
+		"MODELPLANE_TELEMETRY_ENDPOINT="+telemetry, "MODELPLANE_SCRAPE_INTERVAL=1s"), collectorBin)
+	failed := regexp.MustCompile(`otelcol_processor_modelplane_mapping_scrapes_failed\{[^}]*scrape_job="sglang"[^}]*\} (\d+)`)
+	var n int
+	eventually(t, "five failed scrapes of the SGLang target counted", func() bool {
+		for _, l := range servedLines(t, telemetry) {
+			if m := failed.FindStringSubmatch(l); m != nil {
+				n, _ = strconv.Atoi(m[1])
+			}
+		}
+		return n >= 5
+	})
+	out := col.out.String()
+	assert.Equal(t, 1, strings.Count(out, "Failed to scrape Prometheus endpoint"), "%d failed scrapes, one line", n)
+	assert.Contains(t, out, down)
+	assert.Contains(t, out, "its failed scrapes are logged once every 5m0s")
+	assert.Equal(t, 1, count(servedLines(t, endpoint), "modelplane_requests_waiting{"), "the vLLM's series go on")
+
+	components, err := exec.Command(collectorBin, "components").CombinedOutput()
+	require.NoError(t, err, string(components))
+	assert.Regexp(t, `(?s)name: prometheus\s+module: github.com/modelplaneai/otelcol-modelplane `, string(components))
 }
 
 // A host whose dcgm-exporter starts after the collector (at boot, or installed later), with
