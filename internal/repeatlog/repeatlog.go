@@ -18,9 +18,9 @@ import (
 // is about (the subject) and why (the cause).
 type Rule struct {
 	Message string
-	// Subject names the fields that together identify what the message is about: entries
-	// with the same values are repeats.
-	Subject []string
+	// Subject names the field that identifies what the message is about: entries with the
+	// same value are repeats.
+	Subject string
 	// Cause names the field whose change is news: logged at once, not held.
 	Cause string
 	// Every is the longest a repeat is held before a line says how many there were.
@@ -129,15 +129,11 @@ func (s *seen) sweep(now time.Time) {
 }
 
 func (s *seen) keyOf(fields []zapcore.Field) (key, cause string) {
-	for _, name := range s.rule.Subject {
-		for _, f := range fields {
-			if f.Key == name {
-				key += name + "=" + text(f) + "\x00"
-			}
-		}
-	}
 	for _, f := range fields {
-		if f.Key == s.rule.Cause {
+		switch f.Key {
+		case s.rule.Subject:
+			key = text(f)
+		case s.rule.Cause:
 			cause = text(f)
 		}
 	}

@@ -30,7 +30,7 @@ func fail(l *zap.Logger, target, cause string) {
 
 func newLogger(c *clock, level zapcore.Level) (*zap.Logger, *observer.ObservedLogs) {
 	inner, logs := observer.New(level)
-	rule := Rule{Message: msg, Subject: []string{"target_labels"}, Cause: "error", Every: 5 * time.Minute, Note: "condensed"}
+	rule := Rule{Message: msg, Subject: "target_labels", Cause: "error", Every: 5 * time.Minute, Note: "condensed"}
 	return zap.New(inner).WithOptions(zap.WrapCore(Core(rule, c.now))), logs
 }
 

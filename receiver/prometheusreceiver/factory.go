@@ -37,7 +37,7 @@ func NewFactory() receiver.Factory {
 		receiver.WithMetrics(func(ctx context.Context, set receiver.Settings, cfg component.Config, next consumer.Metrics) (receiver.Metrics, error) {
 			set.Logger = set.Logger.WithOptions(zap.WrapCore(repeatlog.Core(repeatlog.Rule{
 				Message: failedScrape,
-				Subject: []string{"target_labels"},
+				Subject: "target_labels",
 				Cause:   "error",
 				Every:   repeatEvery,
 				Note: fmt.Sprintf("while this target fails for the same reason, its failed scrapes are logged once every %s, "+
