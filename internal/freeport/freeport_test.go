@@ -34,3 +34,17 @@ func TestAddrIsALoopbackAddressAServerCanBind(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, ln.Close())
 }
+
+// Picked ports lie below the kernel's ephemeral range, which outgoing connections draw from.
+func TestPortsAreBelowTheEphemeralRange(t *testing.T) {
+	low, high := belowEphemeral()
+	if high == 0 {
+		t.Skipf("%s not readable here, or no room below it", portRange)
+	}
+	ports, err := Ports(20)
+	require.NoError(t, err)
+	for _, p := range ports {
+		assert.GreaterOrEqual(t, p, low)
+		assert.Less(t, p, high, "port %d is in the ephemeral range", p)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -107,7 +108,17 @@ func StartWithoutDefinition(t *testing.T) *Server {
 	return start(t, nil)
 }
 
-// start starts the server; with a, it admits a's service accounts too.
+// pickPorts picks the server's, etcd's and etcd's peer port; a test replaces it to hand out
+// a taken port.
+var pickPorts = func() ([]int, error) { return freeport.Ports(3) }
+
+// launches is how many times start tries ports before it gives up on a port taken between
+// the pick and the bind.
+const launches = 3
+
+// start starts the server; with a, it admits a's service accounts too. A port taken between
+// its pick and the bind (by another test's server, or an outgoing connection) fails only
+// that launch: start tries again on new ports, so a test does not fail on a race of the host.
 func start(t *testing.T, a *access) *Server {
 	t.Helper()
 	bin, err := binary()
@@ -116,67 +127,97 @@ func start(t *testing.T, a *access) *Server {
 	caPEM, certPEM, keyPEM := clientCertificate(t)
 	caFile := filepath.Join(dir, "client-ca.crt")
 	require.NoError(t, os.WriteFile(caFile, caPEM, 0o600))
-
-	port := freeport.Port(t)
-	s := &Server{port: port, access: a, out: new(syncbuffer.Buffer), exited: make(chan struct{})}
-	args := []string{"-dir", filepath.Join(dir, "server"), "-secure-port", strconv.Itoa(port),
-		"-etcd-port", strconv.Itoa(freeport.Port(t)), "-etcd-peer-port", strconv.Itoa(freeport.Port(t)), "-client-ca-file", caFile}
+	var webhook []string
+	webhookLog := new(syncbuffer.Buffer)
 	if a != nil {
-		args = append(args, "-webhook", a.serve(t, s.out))
+		webhook = []string{"-webhook", a.serve(t, webhookLog)}
 	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = s.out, s.out
-	require.NoError(t, cmd.Start())
-	s.cmd = cmd
-	exited := s.exited
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		s.Stop()
-		if t.Failed() {
-			t.Logf("API server output:\n%s", s.out.String())
+	for launch := 1; ; launch++ {
+		ports, err := pickPorts()
+		require.NoError(t, err)
+		s := &Server{port: ports[0], access: a, out: new(syncbuffer.Buffer), exited: make(chan struct{})}
+		serverDir := filepath.Join(dir, fmt.Sprintf("server-%d", launch))
+		args := append([]string{"-dir", serverDir, "-secure-port", strconv.Itoa(ports[0]),
+			"-etcd-port", strconv.Itoa(ports[1]), "-etcd-peer-port", strconv.Itoa(ports[2]),
+			"-client-ca-file", caFile}, webhook...)
+		cmd := exec.Command(bin, args...)
+		cmd.Stdout, cmd.Stderr = s.out, s.out
+		require.NoError(t, cmd.Start())
+		s.cmd = cmd
+		exited := s.exited
+		go func() { _ = cmd.Wait(); close(exited) }()
+		t.Cleanup(s.Stop)
+		if s.serve(t, serverDir, certPEM, keyPEM) {
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Logf("API server output:\n%s%s", s.out.String(), webhookLog.String())
+				}
+			})
+			return s
 		}
-	})
+		out := s.out.String()
+		if launch < launches && strings.Contains(out, "address already in use") {
+			t.Logf("the API server found a port taken (launch %d of %d), trying new ports:\n%s", launch, launches, out)
+			continue
+		}
+		t.Fatalf("the API server exited:\n%s%s", out, webhookLog.String())
+	}
+}
 
+// serve waits until the launched server answers, with a kubeconfig and client for it, or
+// reports false when it exited first.
+func (s *Server) serve(t *testing.T, serverDir string, certPEM, keyPEM []byte) bool {
+	t.Helper()
 	// The server writes its self-signed certificate, with its CA, before it listens.
-	serving := filepath.Join(dir, "server", "certs", "apiserver.crt")
+	serving := filepath.Join(serverDir, "certs", "apiserver.crt")
 	s.servingCA = serving
 	// Eventually polls in a goroutine of its own, where t.Fatal would not end the test: an exit
-	// ends the wait, and is reported here.
+	// ends the wait, and is reported by the caller.
 	require.Eventually(t, func() bool {
-		select {
-		case <-exited:
+		if s.hasExited() {
 			return true
-		default:
 		}
 		_, err := os.Stat(serving)
 		return err == nil
 	}, 90*time.Second, 100*time.Millisecond, "no serving certificate")
-	select {
-	case <-exited:
-		t.Fatalf("the API server exited:\n%s", s.out.String())
-	default:
+	if s.hasExited() {
+		return false
 	}
 	kc := map[string]any{
 		"apiVersion": "v1", "kind": "Config", "current-context": "test",
 		"clusters": []any{map[string]any{"name": "test", "cluster": map[string]any{
-			"server": fmt.Sprintf("https://127.0.0.1:%d", port), "certificate-authority": serving}}},
+			"server": fmt.Sprintf("https://127.0.0.1:%d", s.port), "certificate-authority": serving}}},
 		"users": []any{map[string]any{"name": "admin", "user": map[string]any{
 			"client-certificate-data": certPEM, "client-key-data": keyPEM}}},
 		"contexts": []any{map[string]any{"name": "test", "context": map[string]any{"cluster": "test", "user": "admin"}}},
 	}
 	data, err := yaml.Marshal(kc)
 	require.NoError(t, err)
-	s.Kubeconfig = filepath.Join(dir, "kubeconfig")
+	s.Kubeconfig = filepath.Join(serverDir, "kubeconfig")
 	require.NoError(t, os.WriteFile(s.Kubeconfig, data, 0o600))
 	rc, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
 	require.NoError(t, err)
 	s.Client, err = dynamic.NewForConfig(rc)
 	require.NoError(t, err)
+	// The secure port is bound after the certificate is written: a taken one ends the
+	// server here.
 	require.Eventually(t, func() bool {
+		if s.hasExited() {
+			return true
+		}
 		_, err := s.Client.Resource(crds).List(context.Background(), metav1.ListOptions{})
 		return err == nil
 	}, 60*time.Second, 100*time.Millisecond, "the API server does not answer")
-	return s
+	return !s.hasExited()
+}
+
+func (s *Server) hasExited() bool {
+	select {
+	case <-s.exited:
+		return true
+	default:
+		return false
+	}
 }
 
 // InstallDefinition installs deploy/crd's MetricMapping definition and waits until the
@@ -199,10 +240,8 @@ func (s *Server) InstallDefinition(t *testing.T) {
 
 // Stop stops the server (SIGINT, then SIGKILL after 20 s) and waits until it has exited.
 func (s *Server) Stop() {
-	select {
-	case <-s.exited:
+	if s.hasExited() {
 		return
-	default:
 	}
 	_ = s.cmd.Process.Signal(os.Interrupt)
 	select {
