@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"debug/elf"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 )
 
@@ -122,10 +122,7 @@ func TestReloadSignalsOnlyAValidConfig(t *testing.T) {
 	}
 	require.Len(t, reload, 2)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	health := ln.Addr().String()
-	require.NoError(t, ln.Close())
+	health := freeport.Addr(t)
 	good := fmt.Sprintf(`receivers:
   prometheus:
     config:
