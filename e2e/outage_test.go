@@ -26,11 +26,13 @@ func outage() time.Duration {
 }
 
 // With the backend down for two minutes and then back, Prometheus ends up with one sample
-// per scrape: nothing scraped during the outage is lost.
+// per scrape: nothing scraped during the outage is lost. The log says so as it happens: one
+// line when the writes find no one listening (contrib's exporter retried them without a
+// word until the batch's timeout) and one when the backend accepts them again.
 func TestBackendOutageLosesNothing(t *testing.T) {
 	prom := startPrometheus(t)
 	vllm := startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))
-	startCollector(t, collectorSetup{Engines: []*engine{vllm}, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freeport.Addr(t)})
+	col := startCollector(t, collectorSetup{Engines: []*engine{vllm}, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freeport.Addr(t)})
 	eventually(t, "first samples", func() bool {
 		return len(prom.query(t, `modelplane_requests_preempted_total{replica="llama-0"}`)) == 1
 	})
@@ -48,6 +50,15 @@ func TestBackendOutageLosesNothing(t *testing.T) {
 	rounds := vllm.e.Rounds()
 	got := samplesOnceDrained(t, prom, rounds)
 	assert.Equal(t, float64(rounds), got, "samples in Prometheus after recovery vs scrapes served ("+strconv.Itoa(during)+" during the outage)")
+
+	log := col.out.String()
+	// A line per cause, not per retry (about 25 retries here): a kept-alive connection may end
+	// with a reset before new ones are refused.
+	lines := strings.Count(log, "Remote write endpoint does not answer")
+	assert.GreaterOrEqual(t, lines, 1, "no line for the refused writes:\n%s", log)
+	assert.LessOrEqual(t, lines, 2, "more lines than causes:\n%s", log)
+	assert.Contains(t, log, "connection refused")
+	assert.Equal(t, 1, strings.Count(log, "Remote write endpoint accepts writes again"), "the end of the outage, one line")
 }
 
 // samplesOnceDrained waits up to a minute for Prometheus to hold want samples of replica
@@ -117,10 +128,14 @@ func TestRateLimitedBackendLosesNothing(t *testing.T) {
 	rounds := vllm.e.Rounds()
 	got := samplesOnceDrained(t, prom, rounds)
 	assert.Equal(t, float64(rounds), got, "samples in Prometheus vs scrapes served (%d while the backend answered 429)", during)
-	assert.Zero(t, strings.Count(col.out.String(), "Dropping data"), "batches dropped")
+	log := col.out.String()
+	assert.Zero(t, strings.Count(log, "Dropping data"), "batches dropped")
+	// Contrib's exporter logged an error at every retry of a 429; ours once, and the end.
+	assert.Equal(t, 1, strings.Count(log, "failed to send WriteRequest to remote endpoint"), "refused writes, one line:\n%s", log)
+	assert.Equal(t, 1, strings.Count(log, "Remote write endpoint accepts writes again"), "the end of the refusals, one line")
 	// The recommended delivery settings start without the exporter's warning about
 	// num_consumers changing meaning in a future release.
-	assert.Zero(t, strings.Count(col.out.String(), "num_consumers"), "a warning about num_consumers")
+	assert.Zero(t, strings.Count(log, "num_consumers"), "a warning about num_consumers")
 }
 
 // A reload during a backend outage, here the one the scrape filter asks for when a new
