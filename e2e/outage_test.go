@@ -54,11 +54,11 @@ func TestBackendOutageLosesNothing(t *testing.T) {
 	log := col.out.String()
 	// A line per cause, not per retry (about 25 retries here): a kept-alive connection may end
 	// with a reset before new ones are refused.
-	lines := strings.Count(log, "Remote write endpoint does not answer")
+	lines := strings.Count(log, "Export endpoint does not answer")
 	assert.GreaterOrEqual(t, lines, 1, "no line for the refused writes:\n%s", log)
 	assert.LessOrEqual(t, lines, 2, "more lines than causes:\n%s", log)
 	assert.Contains(t, log, "connection refused")
-	assert.Equal(t, 1, strings.Count(log, "Remote write endpoint accepts writes again"), "the end of the outage, one line")
+	assert.Equal(t, 1, strings.Count(log, "Export endpoint accepts data again"), "the end of the outage, one line")
 }
 
 // samplesOnceDrained waits up to a minute for Prometheus to hold want samples of replica
@@ -132,7 +132,7 @@ func TestRateLimitedBackendLosesNothing(t *testing.T) {
 	assert.Zero(t, strings.Count(log, "Dropping data"), "batches dropped")
 	// Contrib's exporter logged an error at every retry of a 429; ours once, and the end.
 	assert.Equal(t, 1, strings.Count(log, "failed to send WriteRequest to remote endpoint"), "refused writes, one line:\n%s", log)
-	assert.Equal(t, 1, strings.Count(log, "Remote write endpoint accepts writes again"), "the end of the refusals, one line")
+	assert.Equal(t, 1, strings.Count(log, "Export endpoint accepts data again"), "the end of the refusals, one line")
 	// The recommended delivery settings start without the exporter's warning about
 	// num_consumers changing meaning in a future release.
 	assert.Zero(t, strings.Count(log, "num_consumers"), "a warning about num_consumers")

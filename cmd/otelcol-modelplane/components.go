@@ -3,6 +3,8 @@
 package main
 
 import (
+	otlpexporter "github.com/modelplaneai/otelcol-modelplane/exporter/otlpexporter"
+	otlphttpexporter "github.com/modelplaneai/otelcol-modelplane/exporter/otlphttpexporter"
 	prometheusremotewriteexporter "github.com/modelplaneai/otelcol-modelplane/exporter/prometheusremotewriteexporter"
 	modelplanemapping "github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 	dcgmreceiver "github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver"
@@ -17,8 +19,6 @@ import (
 	"go.opentelemetry.io/collector/connector"
 	"go.opentelemetry.io/collector/exporter"
 	debugexporter "go.opentelemetry.io/collector/exporter/debugexporter"
-	otlpexporter "go.opentelemetry.io/collector/exporter/otlpexporter"
-	otlphttpexporter "go.opentelemetry.io/collector/exporter/otlphttpexporter"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/processor"
@@ -91,8 +91,8 @@ func components() (otelcol.Factories, error) {
 	}
 	factories.ExporterModules = makeModulesMap(factories.Exporters, map[component.Type]string{
 		prometheusremotewriteexporter.NewFactory().Type(): "github.com/modelplaneai/otelcol-modelplane v0.0.0",
-		otlphttpexporter.NewFactory().Type():              "go.opentelemetry.io/collector/exporter/otlphttpexporter v0.161.0",
-		otlpexporter.NewFactory().Type():                  "go.opentelemetry.io/collector/exporter/otlpexporter v0.161.0",
+		otlphttpexporter.NewFactory().Type():              "github.com/modelplaneai/otelcol-modelplane v0.0.0",
+		otlpexporter.NewFactory().Type():                  "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		debugexporter.NewFactory().Type():                 "go.opentelemetry.io/collector/exporter/debugexporter v0.161.0",
 		prometheusexporter.NewFactory().Type():            "github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusexporter v0.161.0",
 	})

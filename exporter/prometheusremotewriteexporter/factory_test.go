@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
 
@@ -73,7 +74,7 @@ func TestAnOutageIsLoggedAtItsStartItsChangeAndItsEnd(t *testing.T) {
 	go func() { done <- exp.ConsumeMetrics(context.Background(), oneGauge()) }()
 
 	// Refused: nothing listens yet.
-	require.Eventually(t, func() bool { return logs.FilterMessage(unreachable).Len() > 0 }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return logs.FilterMessage(deliverywatch.Unanswered).Len() > 0 }, 10*time.Second, 10*time.Millisecond)
 	time.Sleep(300 * time.Millisecond)
 
 	// 503, then accepted.
@@ -99,7 +100,7 @@ func TestAnOutageIsLoggedAtItsStartItsChangeAndItsEnd(t *testing.T) {
 		t.Fatal("the batch was not written after the endpoint accepted writes")
 	}
 
-	refused := logs.FilterMessage(unreachable).All()
+	refused := logs.FilterMessage(deliverywatch.Unanswered).All()
 	require.Len(t, refused, 1, "many refused connections, one line")
 	assert.Equal(t, zapcore.WarnLevel, refused[0].Level)
 	assert.Equal(t, "http://"+addr+"/api/v1/write", refused[0].ContextMap()["endpoint"])
@@ -110,10 +111,10 @@ func TestAnOutageIsLoggedAtItsStartItsChangeAndItsEnd(t *testing.T) {
 	require.Len(t, unavailable, 1, "five or more 503s, one line")
 	assert.EqualValues(t, http.StatusServiceUnavailable, unavailable[0].ContextMap()["status_code"])
 
-	again := logs.FilterMessage(answersAgain).All()
+	again := logs.FilterMessage(deliverywatch.AnswersAgain).All()
 	require.Len(t, again, 1)
 	assert.Equal(t, zapcore.InfoLevel, again[0].Level)
-	assert.GreaterOrEqual(t, again[0].ContextMap()["failed_writes"], int64(6), "the refused writes and the 503s")
+	assert.GreaterOrEqual(t, again[0].ContextMap()["failed_requests"], int64(6), "the refused writes and the 503s")
 	assert.Equal(t, "http://"+addr+"/api/v1/write", again[0].ContextMap()["endpoint"])
 }
 
@@ -150,9 +151,9 @@ func TestAnEndpointThatDoesNotAnswerInTimeIsLogged(t *testing.T) {
 	t.Cleanup(func() { assert.NoError(t, exp.Shutdown(context.Background())) })
 
 	assert.Error(t, exp.ConsumeMetrics(context.Background(), oneGauge()), "never answered, the batch fails")
-	lines := logs.FilterMessage(unreachable).All()
+	lines := logs.FilterMessage(deliverywatch.Unanswered).All()
 	require.NotEmpty(t, lines)
-	assert.Contains(t, lines[0].ContextMap()["error"], "no answer before the write's deadline")
+	assert.Contains(t, lines[0].ContextMap()["error"], "no answer before the request's deadline")
 }
 
 func oneGauge() pmetric.Metrics {

@@ -1,0 +1,37 @@
+// Package otlpexporter is the collector's OTLP/gRPC exporter (type otlp_grpc, alias otlp,
+// v0.161.0, unchanged), except for what it says while its endpoint fails: the collector's
+// retry logs every retry ("Exporting failed. Will retry the request after interval.", every
+// few seconds for as long as a backend is down, from each of the sending queue's consumers),
+// and nothing when the endpoint takes data again. This one logs a retry at its first failure
+// and at a change of cause, the same again at most every 5 minutes with how many there were,
+// and one line when the endpoint accepts data again (internal/deliverywatch).
+package otlpexporter // import "github.com/modelplaneai/otelcol-modelplane/exporter/otlpexporter"
+
+import (
+	"fmt"
+	"slices"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configmiddleware"
+	"go.opentelemetry.io/collector/exporter"
+	core "go.opentelemetry.io/collector/exporter/otlpexporter"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
+)
+
+// NewFactory returns the factory of the otlp_grpc exporter.
+func NewFactory() exporter.Factory {
+	f := core.NewFactory()
+	return deliverywatch.Factory(f, deliverywatch.Options{
+		Rules: deliverywatch.RetryRules,
+		WithWatch: func(cfg component.Config) (component.Config, error) {
+			c, ok := cfg.(*core.Config)
+			if !ok {
+				return nil, fmt.Errorf("%s exporter: configuration of type %T, not the collector's", f.Type(), cfg)
+			}
+			watched := *c
+			watched.ClientConfig.Middlewares = append(slices.Clip(c.ClientConfig.Middlewares), configmiddleware.Config{ID: deliverywatch.ID})
+			return &watched, nil
+		},
+	})
+}

@@ -1,0 +1,192 @@
+package deliverywatch
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componentstatus"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/xexporter"
+	"go.uber.org/zap"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
+)
+
+// Options say how Factory changes an exporter.
+type Options struct {
+	// Rules condense lines the exporter repeats at every retry, and the watch's own.
+	Rules []repeatlog.Rule
+	// LogUnanswered: the exporter says nothing of a request without an answer (New).
+	LogUnanswered bool
+	// WithWatch returns a copy of cfg whose client names ID as its last middleware; the
+	// collector keeps cfg as it validated it.
+	WithWatch func(cfg component.Config) (component.Config, error)
+	// Now is the clock of the condensed log and the watch; time.Now where nil.
+	Now func() time.Time
+}
+
+// Factory returns f with its type, alias, configuration and every signal it supports, whose
+// exporters log through o.Rules and are watched.
+func Factory(f exporter.Factory, o Options) exporter.Factory {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	var options []xexporter.FactoryOption
+	if a, ok := f.(interface{ DeprecatedAlias() component.Type }); ok && a.DeprecatedAlias().String() != "" {
+		options = append(options, xexporter.WithDeprecatedTypeAlias(a.DeprecatedAlias()))
+	}
+	if s := f.TracesStability(); s != component.StabilityLevelUndefined {
+		options = append(options, xexporter.WithTraces(func(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
+			w, cfg, err := o.prepare(&set, cfg)
+			if err != nil {
+				return nil, err
+			}
+			exp, err := f.CreateTraces(ctx, set, cfg)
+			if err != nil {
+				return nil, err
+			}
+			return traces{Traces: exp, watch: w}, nil
+		}, s))
+	}
+	if s := f.MetricsStability(); s != component.StabilityLevelUndefined {
+		options = append(options, xexporter.WithMetrics(func(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Metrics, error) {
+			w, cfg, err := o.prepare(&set, cfg)
+			if err != nil {
+				return nil, err
+			}
+			exp, err := f.CreateMetrics(ctx, set, cfg)
+			if err != nil {
+				return nil, err
+			}
+			return metrics{Metrics: exp, watch: w}, nil
+		}, s))
+	}
+	if s := f.LogsStability(); s != component.StabilityLevelUndefined {
+		options = append(options, xexporter.WithLogs(func(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
+			w, cfg, err := o.prepare(&set, cfg)
+			if err != nil {
+				return nil, err
+			}
+			exp, err := f.CreateLogs(ctx, set, cfg)
+			if err != nil {
+				return nil, err
+			}
+			return logs{Logs: exp, watch: w}, nil
+		}, s))
+	}
+	if xf, ok := f.(xexporter.Factory); ok {
+		if s := xf.ProfilesStability(); s != component.StabilityLevelUndefined {
+			options = append(options, xexporter.WithProfiles(func(ctx context.Context, set exporter.Settings, cfg component.Config) (xexporter.Profiles, error) {
+				w, cfg, err := o.prepare(&set, cfg)
+				if err != nil {
+					return nil, err
+				}
+				exp, err := xf.CreateProfiles(ctx, set, cfg)
+				if err != nil {
+					return nil, err
+				}
+				return profiles{Profiles: exp, watch: w}, nil
+			}, s))
+		}
+	}
+	return xexporter.NewFactory(f.Type(), f.CreateDefaultConfig, options...)
+}
+
+// prepare wraps set's logger with the rules and returns the exporter's watch and the
+// configuration that names it.
+func (o Options) prepare(set *exporter.Settings, cfg component.Config) (*Watch, component.Config, error) {
+	wraps := make([]zap.Option, 0, len(o.Rules))
+	for _, r := range o.Rules {
+		wraps = append(wraps, zap.WrapCore(repeatlog.Core(r, o.Now)))
+	}
+	set.Logger = set.Logger.WithOptions(wraps...)
+	watched, err := o.WithWatch(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return New(set.Logger, o.LogUnanswered, o.Now), watched, nil
+}
+
+// The exporters, started on a host that also holds their watch.
+type (
+	traces struct {
+		exporter.Traces
+		watch *Watch
+	}
+	metrics struct {
+		exporter.Metrics
+		watch *Watch
+	}
+	logs struct {
+		exporter.Logs
+		watch *Watch
+	}
+	profiles struct {
+		xexporter.Profiles
+		watch *Watch
+	}
+)
+
+func (e traces) Start(ctx context.Context, host component.Host) error {
+	return e.Traces.Start(ctx, withWatch(host, e.watch))
+}
+
+func (e metrics) Start(ctx context.Context, host component.Host) error {
+	return e.Metrics.Start(ctx, withWatch(host, e.watch))
+}
+
+func (e logs) Start(ctx context.Context, host component.Host) error {
+	return e.Logs.Start(ctx, withWatch(host, e.watch))
+}
+
+func (e profiles) Start(ctx context.Context, host component.Host) error {
+	return e.Profiles.Start(ctx, withWatch(host, e.watch))
+}
+
+// hostWithWatch adds a watch to the host's extensions, under ID.
+type hostWithWatch struct {
+	component.Host
+	watch *Watch
+}
+
+func withWatch(host component.Host, w *Watch) component.Host {
+	return hostWithWatch{Host: host, watch: w}
+}
+
+// Report passes a status event on to the collector's host, which a wrapper would otherwise
+// hide from an exporter that reports one.
+func (h hostWithWatch) Report(ev *componentstatus.Event) {
+	if r, ok := h.Host.(componentstatus.Reporter); ok {
+		r.Report(ev)
+	}
+}
+
+func (h hostWithWatch) GetExtensions() map[component.ID]component.Component {
+	extensions := map[component.ID]component.Component{}
+	if h.Host != nil {
+		for id, ext := range h.Host.GetExtensions() {
+			extensions[id] = ext
+		}
+	}
+	extensions[ID] = h.watch
+	return extensions
+}
+
+// retrying is the collector's line for each retry of a failed export (exporterhelper), with
+// the error, from every consumer of the sending queue.
+const retrying = "Exporting failed. Will retry the request after interval."
+
+// RepeatEvery is how long the same failure is held before a line counts it.
+const RepeatEvery = 5 * time.Minute
+
+// RetryRules condense the collector's retry line of an exporter that retries through
+// exporterhelper (OTLP): one exporter is one subject, its error the cause.
+var RetryRules = []repeatlog.Rule{{
+	Message: retrying,
+	Cause:   "error",
+	Every:   RepeatEvery,
+	Note: fmt.Sprintf("while the export fails for the same reason, this is logged once every %s, with how many retries there were, "+
+		"and a line says when the endpoint accepts data again", RepeatEvery),
+}}
