@@ -9,10 +9,6 @@
 package otlphttpexporter // import "github.com/modelplaneai/otelcol-modelplane/exporter/otlphttpexporter"
 
 import (
-	"fmt"
-	"slices"
-
-	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/configmiddleware"
 	"go.opentelemetry.io/collector/exporter"
 	core "go.opentelemetry.io/collector/exporter/otlphttpexporter"
@@ -22,17 +18,8 @@ import (
 
 // NewFactory returns the factory of the otlp_http exporter.
 func NewFactory() exporter.Factory {
-	f := core.NewFactory()
-	return deliverywatch.Factory(f, deliverywatch.Options{
-		Rules: deliverywatch.RetryRules,
-		WithWatch: func(cfg component.Config) (component.Config, error) {
-			c, ok := cfg.(*core.Config)
-			if !ok {
-				return nil, fmt.Errorf("%s exporter: configuration of type %T, not the collector's", f.Type(), cfg)
-			}
-			watched := *c
-			watched.ClientConfig.Middlewares = append(slices.Clip(c.ClientConfig.Middlewares), configmiddleware.Config{ID: deliverywatch.ID})
-			return &watched, nil
-		},
+	return deliverywatch.Factory(core.NewFactory(), deliverywatch.Options{
+		Rules:     deliverywatch.RetryRules,
+		WithWatch: deliverywatch.Watched(func(c *core.Config) *[]configmiddleware.Config { return &c.ClientConfig.Middlewares }),
 	})
 }

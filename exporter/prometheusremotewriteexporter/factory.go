@@ -10,10 +10,8 @@ package prometheusremotewriteexporter // import "github.com/modelplaneai/otelcol
 
 import (
 	"fmt"
-	"slices"
 
 	contrib "github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusremotewriteexporter"
-	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/configmiddleware"
 	"go.opentelemetry.io/collector/exporter"
 
@@ -31,8 +29,7 @@ const repeatEvery = deliverywatch.RepeatEvery
 
 // NewFactory returns the factory of the prometheus_remote_write exporter.
 func NewFactory() exporter.Factory {
-	f := contrib.NewFactory()
-	return deliverywatch.Factory(f, deliverywatch.Options{
+	return deliverywatch.Factory(contrib.NewFactory(), deliverywatch.Options{
 		Rules: []repeatlog.Rule{{
 			Message: refusedWrite,
 			Subject: "endpoint",
@@ -50,15 +47,7 @@ func NewFactory() exporter.Factory {
 		}},
 		// Contrib's exporter retries a request without an answer silently.
 		LogUnanswered: true,
-		WithWatch: func(cfg component.Config) (component.Config, error) {
-			c, ok := cfg.(*contrib.Config)
-			if !ok {
-				return nil, fmt.Errorf("%s exporter: configuration of type %T, not contrib's", f.Type(), cfg)
-			}
-			// The client is HTTP: contrib moves the top-level settings there when it unmarshals.
-			watched := *c
-			watched.HTTP.Middlewares = append(slices.Clip(c.HTTP.Middlewares), configmiddleware.Config{ID: deliverywatch.ID})
-			return &watched, nil
-		},
+		// The client is HTTP: contrib moves the top-level settings there when it unmarshals.
+		WithWatch: deliverywatch.Watched(func(c *contrib.Config) *[]configmiddleware.Config { return &c.HTTP.Middlewares }),
 	})
 }

@@ -3,10 +3,12 @@ package deliverywatch
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componentstatus"
+	"go.opentelemetry.io/collector/config/configmiddleware"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/xexporter"
 	"go.uber.org/zap"
@@ -38,60 +40,59 @@ func Factory(f exporter.Factory, o Options) exporter.Factory {
 		options = append(options, xexporter.WithDeprecatedTypeAlias(a.DeprecatedAlias()))
 	}
 	if s := f.TracesStability(); s != component.StabilityLevelUndefined {
-		options = append(options, xexporter.WithTraces(func(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
-			w, cfg, err := o.prepare(&set, cfg)
-			if err != nil {
-				return nil, err
-			}
-			exp, err := f.CreateTraces(ctx, set, cfg)
-			if err != nil {
-				return nil, err
-			}
-			return traces{Traces: exp, watch: w}, nil
-		}, s))
+		options = append(options, xexporter.WithTraces(watched(o, f.CreateTraces,
+			func(e exporter.Traces, w *Watch) exporter.Traces { return traces{Traces: e, watch: w} }), s))
 	}
 	if s := f.MetricsStability(); s != component.StabilityLevelUndefined {
-		options = append(options, xexporter.WithMetrics(func(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Metrics, error) {
-			w, cfg, err := o.prepare(&set, cfg)
-			if err != nil {
-				return nil, err
-			}
-			exp, err := f.CreateMetrics(ctx, set, cfg)
-			if err != nil {
-				return nil, err
-			}
-			return metrics{Metrics: exp, watch: w}, nil
-		}, s))
+		options = append(options, xexporter.WithMetrics(watched(o, f.CreateMetrics,
+			func(e exporter.Metrics, w *Watch) exporter.Metrics { return metrics{Metrics: e, watch: w} }), s))
 	}
 	if s := f.LogsStability(); s != component.StabilityLevelUndefined {
-		options = append(options, xexporter.WithLogs(func(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
-			w, cfg, err := o.prepare(&set, cfg)
-			if err != nil {
-				return nil, err
-			}
-			exp, err := f.CreateLogs(ctx, set, cfg)
-			if err != nil {
-				return nil, err
-			}
-			return logs{Logs: exp, watch: w}, nil
-		}, s))
+		options = append(options, xexporter.WithLogs(watched(o, f.CreateLogs,
+			func(e exporter.Logs, w *Watch) exporter.Logs { return logs{Logs: e, watch: w} }), s))
 	}
 	if xf, ok := f.(xexporter.Factory); ok {
 		if s := xf.ProfilesStability(); s != component.StabilityLevelUndefined {
-			options = append(options, xexporter.WithProfiles(func(ctx context.Context, set exporter.Settings, cfg component.Config) (xexporter.Profiles, error) {
-				w, cfg, err := o.prepare(&set, cfg)
-				if err != nil {
-					return nil, err
-				}
-				exp, err := xf.CreateProfiles(ctx, set, cfg)
-				if err != nil {
-					return nil, err
-				}
-				return profiles{Profiles: exp, watch: w}, nil
-			}, s))
+			options = append(options, xexporter.WithProfiles(watched(o, xf.CreateProfiles,
+				func(e xexporter.Profiles, w *Watch) xexporter.Profiles { return profiles{Profiles: e, watch: w} }), s))
 		}
 	}
 	return xexporter.NewFactory(f.Type(), f.CreateDefaultConfig, options...)
+}
+
+// watched is create, for one signal, with the exporter's logger wrapped, its configuration
+// naming its watch, and the exporter started on a host that holds the watch (wrap).
+func watched[E any](o Options, create func(context.Context, exporter.Settings, component.Config) (E, error),
+	wrap func(E, *Watch) E,
+) func(context.Context, exporter.Settings, component.Config) (E, error) {
+	return func(ctx context.Context, set exporter.Settings, cfg component.Config) (E, error) {
+		var none E
+		w, cfg, err := o.prepare(&set, cfg)
+		if err != nil {
+			return none, err
+		}
+		exp, err := create(ctx, set, cfg)
+		if err != nil {
+			return none, err
+		}
+		return wrap(exp, w), nil
+	}
+}
+
+// Watched is Options.WithWatch for an exporter whose configuration is a *C, with its client's
+// middlewares where middlewares says: a copy, whose list ends with the watch's ID; the
+// collector keeps the configuration it validated as it was.
+func Watched[C any](middlewares func(*C) *[]configmiddleware.Config) func(component.Config) (component.Config, error) {
+	return func(cfg component.Config) (component.Config, error) {
+		c, ok := cfg.(*C)
+		if !ok {
+			return nil, fmt.Errorf("configuration of type %T, not %T", cfg, c)
+		}
+		watched := *c
+		list := middlewares(&watched)
+		*list = append(slices.Clip(*list), configmiddleware.Config{ID: ID})
+		return &watched, nil
+	}
 }
 
 // prepare wraps set's logger with the rules and returns the exporter's watch and the

@@ -1,0 +1,104 @@
+// Package deliverywatchtest holds what the tests of the watched exporters share: one
+// exporter started with a configuration and an observed log, a batch to send, and the check
+// that a wrapped factory is the one it wraps.
+package deliverywatchtest // import "github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch/deliverywatchtest"
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.opentelemetry.io/collector/exporter/xexporter"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+)
+
+// Retrying is the collector's line for each retry of an export (exporterhelper).
+const Retrying = "Exporting failed. Will retry the request after interval."
+
+// StartMetrics creates f's metrics exporter from its default configuration with conf laid
+// over it, logging at info and above to the returned observer, and starts it; it is shut
+// down when the test ends.
+func StartMetrics(t *testing.T, f exporter.Factory, conf map[string]any) (exporter.Metrics, *observer.ObservedLogs) {
+	t.Helper()
+	cfg := f.CreateDefaultConfig()
+	require.NoError(t, confmap.NewFromStringMap(conf).Unmarshal(cfg))
+	core, logs := observer.New(zapcore.InfoLevel)
+	set := exportertest.NewNopSettings(f.Type())
+	set.Logger = zap.New(core)
+	exp, err := f.CreateMetrics(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { assert.NoError(t, exp.Shutdown(context.Background())) })
+	return exp, logs
+}
+
+// ServeAfterOutage serves HTTP on addr, answering 503 until it has refused five requests
+// and then accepting them with status ok, and fails the test unless the export in flight
+// (done) then succeeds.
+func ServeAfterOutage(t *testing.T, addr string, ok int, done <-chan error) {
+	t.Helper()
+	var requests, accept atomic.Int32
+	srv := &http.Server{ReadHeaderTimeout: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		requests.Add(1)
+		if accept.Load() == 1 {
+			w.Header().Set("Content-Type", "application/x-protobuf")
+			w.WriteHeader(ok)
+			return
+		}
+		http.Error(w, "ingester unavailable", http.StatusServiceUnavailable)
+	})}
+	ln, err := net.Listen("tcp", addr)
+	require.NoError(t, err)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	require.Eventually(t, func() bool { return requests.Load() >= 5 }, 10*time.Second, 10*time.Millisecond)
+	accept.Store(1)
+	select {
+	case err := <-done:
+		require.NoError(t, err, "the export succeeds once the endpoint accepts it")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the export did not succeed after the endpoint accepted data")
+	}
+}
+
+// OneGauge is a batch of one point.
+func OneGauge() pmetric.Metrics {
+	md := pmetric.NewMetrics()
+	m := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+	m.SetName("modelplane_queue_requests")
+	dp := m.SetEmptyGauge().DataPoints().AppendEmpty()
+	dp.SetTimestamp(pcommon.NewTimestampFromTime(time.Now()))
+	dp.SetDoubleValue(3)
+	return md
+}
+
+// AssertWraps checks that ours is theirs to a configuration: the same type, old type name
+// (alias), default configuration and stability of every signal.
+func AssertWraps(t *testing.T, ours, theirs exporter.Factory, alias string) {
+	t.Helper()
+	assert.Equal(t, theirs.Type(), ours.Type())
+	assert.Equal(t, theirs.CreateDefaultConfig(), ours.CreateDefaultConfig())
+	assert.Equal(t, theirs.TracesStability(), ours.TracesStability())
+	assert.Equal(t, theirs.MetricsStability(), ours.MetricsStability())
+	assert.Equal(t, theirs.LogsStability(), ours.LogsStability())
+	if x, ok := theirs.(xexporter.Factory); ok {
+		assert.Equal(t, x.ProfilesStability(), ours.(xexporter.Factory).ProfilesStability())
+	}
+	a, ok := ours.(interface{ DeprecatedAlias() component.Type })
+	require.True(t, ok)
+	assert.Equal(t, alias, a.DeprecatedAlias().String(), "configurations that name the old type still load")
+}
