@@ -901,6 +901,23 @@ func TestEmbeddedDefaultWithRemoteWriteAndOTLP(t *testing.T) {
 	assert.Len(t, requestsWaiting(t, d.endpoint), 2, "the local endpoint still serves")
 }
 
+// An embedded overlay given without the default it adds to: the collector said only "no
+// receiver configuration specified in config". Both the start and validate now say where the
+// default goes.
+func TestEmbeddedOverlayWithoutTheDefault(t *testing.T) {
+	t.Setenv("MODELPLANE_REMOTE_WRITE_ENDPOINT", "http://127.0.0.1:9/api/v1/write")
+	t.Setenv("MODELPLANE_OTLP_ENDPOINT", "http://127.0.0.1:9")
+	for _, overlay := range []string{"remote-write", "otlp"} {
+		for _, args := range [][]string{{"--config", "modelplane:" + overlay}, {"validate", "--config", "modelplane:" + overlay}} {
+			cmd := exec.Command(collectorBin, args...)
+			out, err := cmd.CombinedOutput()
+			require.Error(t, err, "%v: %s", args, out)
+			assert.Contains(t, string(out), "no --config configures", args)
+			assert.Contains(t, string(out), "(--config modelplane:default --config modelplane:"+overlay+")", args)
+		}
+	}
+}
+
 // An endpoint without its scheme, host:port/path as a Prometheus user writes a target, stops
 // the start and validate, naming the field and the value. The exporter took it (read as the
 // scheme "prometheus"), validate passed, and every batch was dropped with "unsupported

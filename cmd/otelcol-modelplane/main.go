@@ -11,6 +11,7 @@ import (
 	envprovider "github.com/modelplaneai/otelcol-modelplane/internal/envprovider"
 	identitylabels "github.com/modelplaneai/otelcol-modelplane/internal/identitylabels"
 	listencheck "github.com/modelplaneai/otelcol-modelplane/internal/listencheck"
+	overlaycheck "github.com/modelplaneai/otelcol-modelplane/internal/overlaycheck"
 	replicacheck "github.com/modelplaneai/otelcol-modelplane/internal/replicacheck"
 	scrapefilter "github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
 	unknownkeys "github.com/modelplaneai/otelcol-modelplane/internal/unknownkeys"
@@ -46,6 +47,7 @@ func main() {
 					endpointcheck.NewFactory(),
 					identitylabels.NewFactory(),
 					unusedexporters.NewFactory(),
+					overlaycheck.NewFactory(),
 					replicacheck.NewFactory(),
 					listencheck.NewFactory(),
 				},
@@ -58,6 +60,7 @@ func main() {
 			defaultconfig.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		},
 		ConverterModules: []string{
+			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
