@@ -328,7 +328,6 @@ func TestRestartDuringOutagePersistentQueue(t *testing.T) {
 	// collector's own exporter logged each retry. Ours logs the cause once and the end.
 	log := col.out.String()
 	assert.Equal(t, 1, strings.Count(log, "Exporting failed. Will retry the request after interval."), "503s, one line:\n%s", log)
-	ends := strings.Count(log, "Export endpoint accepts data again")
-	assert.GreaterOrEqual(t, ends, 1, "no line at the end of the outage")
-	assert.LessOrEqual(t, ends, 2, "a consumer whose request failed just before the end may close a second run")
+	// One end, though several consumers had requests in flight when the backend came back.
+	assert.Equal(t, 1, strings.Count(log, "Export endpoint accepts data again"), "the end of the outage, one line")
 }

@@ -39,9 +39,10 @@ type Watch struct {
 	logUnanswered bool
 	now           func() time.Time
 
-	mu     sync.Mutex
-	failed int       // requests that failed since the last accepted one
-	since  time.Time // when the first of them failed
+	mu       sync.Mutex
+	failed   int       // requests that failed since the last accepted one
+	since    time.Time // when the first of them failed
+	accepted time.Time // when the last accepted request was answered
 }
 
 // New returns a watch that logs to logger; with logUnanswered, it also logs each request
@@ -71,8 +72,9 @@ func (w *Watch) GetGRPCClientOptions(context.Context) ([]grpc.DialOption, error)
 	return []grpc.DialOption{grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any,
 		cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption,
 	) error {
+		sent := w.now()
 		err := invoker(ctx, method, req, reply, cc, opts...)
-		w.sawCall(ctx, cc.Target(), err)
+		w.sawCall(ctx, sent, cc.Target(), err)
 		return err
 	})}, nil
 }
@@ -83,15 +85,16 @@ type transport struct {
 }
 
 func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	sent := t.watch.now()
 	resp, err := t.next.RoundTrip(req)
-	t.watch.sawRequest(req, resp, err)
+	t.watch.sawRequest(req, sent, resp, err)
 	return resp, err
 }
 
 // sawRequest takes the outcome of one HTTP request. One the collector cancelled (a shutdown)
 // is not the endpoint's doing and says nothing of it; one past its deadline (the client's
 // timeout, or what was left of the export's) got no answer in time.
-func (w *Watch) sawRequest(req *http.Request, resp *http.Response, err error) {
+func (w *Watch) sawRequest(req *http.Request, sent time.Time, resp *http.Response, err error) {
 	ctx := req.Context()
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return
@@ -99,45 +102,48 @@ func (w *Watch) sawRequest(req *http.Request, resp *http.Response, err error) {
 	endpoint := req.URL.Redacted()
 	switch {
 	case err != nil:
-		w.unanswered(ctx, endpoint, err)
+		w.unanswered(ctx, sent, endpoint, err)
 	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests:
 		// The exporter logs these itself, with the status and the endpoint's words.
-		w.fail()
+		w.fail(sent)
 	case resp.StatusCode < 300:
-		w.accepted(endpoint)
+		w.accept(endpoint)
 	}
 }
 
 // sawCall takes the outcome of one gRPC call, as sawRequest does an HTTP request's.
-func (w *Watch) sawCall(ctx context.Context, target string, err error) {
+func (w *Watch) sawCall(ctx context.Context, sent time.Time, target string, err error) {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return
 	}
 	switch status.Code(err) {
 	case codes.OK:
-		w.accepted(target)
+		w.accept(target)
 	case codes.Unavailable, codes.DeadlineExceeded:
-		w.unanswered(ctx, target, err)
+		w.unanswered(ctx, sent, target, err)
 	case codes.ResourceExhausted, codes.Aborted, codes.Internal:
-		w.fail()
+		w.fail(sent)
 	}
 }
 
-func (w *Watch) unanswered(ctx context.Context, endpoint string, err error) {
+func (w *Watch) unanswered(ctx context.Context, sent time.Time, endpoint string, err error) {
 	if deadline, ok := ctx.Deadline(); ok && !time.Now().Before(deadline) {
 		// The context's own error can lag the client's timer that cancelled the request.
 		err = fmt.Errorf("no answer before the request's deadline (the client's timeout, or the end of the export's): %w", err)
 	}
-	w.fail()
+	if !w.fail(sent) {
+		return
+	}
 	if w.logUnanswered {
 		w.logger.Warn(Unanswered, zap.String("endpoint", endpoint), zap.Error(err))
 	}
 }
 
-func (w *Watch) accepted(endpoint string) {
+// accept ends a run of failed requests with an accepted one, and says so.
+func (w *Watch) accept(endpoint string) {
 	w.mu.Lock()
 	failed, since := w.failed, w.since
-	w.failed = 0
+	w.failed, w.accepted = 0, w.now()
 	w.mu.Unlock()
 	if failed > 0 {
 		w.logger.Info(AnswersAgain, zap.String("endpoint", endpoint), zap.Int("failed_requests", failed),
@@ -145,11 +151,18 @@ func (w *Watch) accepted(endpoint string) {
 	}
 }
 
-func (w *Watch) fail() {
+// fail counts a request sent at sent that failed, and tells whether it did: one sent before
+// the last accepted request was answered (another consumer's, in flight when the endpoint
+// came back) is from the run that has ended, and neither starts a new one nor is logged.
+func (w *Watch) fail(sent time.Time) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if sent.Before(w.accepted) {
+		return false
+	}
 	if w.failed == 0 {
 		w.since = w.now()
 	}
 	w.failed++
+	return true
 }

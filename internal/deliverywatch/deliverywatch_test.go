@@ -36,12 +36,12 @@ func request(t *testing.T, ctx context.Context) *http.Request {
 func TestAnsweringAgainEndsARun(t *testing.T) {
 	w, logs, clock := newTestWatch(true)
 	ctx := context.Background()
-	w.sawRequest(request(t, ctx), nil, errors.New("dial tcp 10.0.0.1:443: connect: connection refused"))
+	w.sawRequest(request(t, ctx), w.now(), nil, errors.New("dial tcp 10.0.0.1:443: connect: connection refused"))
 	*clock = clock.Add(90 * time.Second)
-	w.sawRequest(request(t, ctx), &http.Response{StatusCode: http.StatusServiceUnavailable}, nil)
-	w.sawRequest(request(t, ctx), &http.Response{StatusCode: http.StatusTooManyRequests}, nil)
-	w.sawRequest(request(t, ctx), &http.Response{StatusCode: http.StatusNoContent}, nil)
-	w.sawRequest(request(t, ctx), &http.Response{StatusCode: http.StatusNoContent}, nil)
+	w.sawRequest(request(t, ctx), w.now(), &http.Response{StatusCode: http.StatusServiceUnavailable}, nil)
+	w.sawRequest(request(t, ctx), w.now(), &http.Response{StatusCode: http.StatusTooManyRequests}, nil)
+	w.sawRequest(request(t, ctx), w.now(), &http.Response{StatusCode: http.StatusNoContent}, nil)
+	w.sawRequest(request(t, ctx), w.now(), &http.Response{StatusCode: http.StatusNoContent}, nil)
 
 	unanswered := logs.FilterMessage(Unanswered).All()
 	require.Len(t, unanswered, 1, "only the request without an answer; the exporter logs statuses")
@@ -58,10 +58,10 @@ func TestCancelledRequestsAndRejectionsAreNotOutages(t *testing.T) {
 	w, logs, _ := newTestWatch(true)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	w.sawRequest(request(t, ctx), nil, context.Canceled)
-	w.sawRequest(request(t, context.Background()), &http.Response{StatusCode: http.StatusBadRequest}, nil)
-	w.sawCall(ctx, "otlp.example.com:4317", status.Error(codes.Canceled, "context canceled"))
-	w.sawRequest(request(t, context.Background()), &http.Response{StatusCode: http.StatusOK}, nil)
+	w.sawRequest(request(t, ctx), w.now(), nil, context.Canceled)
+	w.sawRequest(request(t, context.Background()), w.now(), &http.Response{StatusCode: http.StatusBadRequest}, nil)
+	w.sawCall(ctx, w.now(), "otlp.example.com:4317", status.Error(codes.Canceled, "context canceled"))
+	w.sawRequest(request(t, context.Background()), w.now(), &http.Response{StatusCode: http.StatusOK}, nil)
 	assert.Zero(t, logs.Len())
 }
 
@@ -70,9 +70,9 @@ func TestCancelledRequestsAndRejectionsAreNotOutages(t *testing.T) {
 func TestGRPCCallsAndQuietUnanswered(t *testing.T) {
 	w, logs, _ := newTestWatch(false)
 	ctx := context.Background()
-	w.sawCall(ctx, "otlp.example.com:4317", status.Error(codes.Unavailable, "connection refused"))
-	w.sawCall(ctx, "otlp.example.com:4317", status.Error(codes.ResourceExhausted, "rate limited"))
-	w.sawCall(ctx, "otlp.example.com:4317", nil)
+	w.sawCall(ctx, w.now(), "otlp.example.com:4317", status.Error(codes.Unavailable, "connection refused"))
+	w.sawCall(ctx, w.now(), "otlp.example.com:4317", status.Error(codes.ResourceExhausted, "rate limited"))
+	w.sawCall(ctx, w.now(), "otlp.example.com:4317", nil)
 	assert.Zero(t, logs.FilterMessage(Unanswered).Len())
 	again := logs.FilterMessage(AnswersAgain).All()
 	require.Len(t, again, 1)
@@ -80,12 +80,37 @@ func TestGRPCCallsAndQuietUnanswered(t *testing.T) {
 	assert.Equal(t, "otlp.example.com:4317", again[0].ContextMap()["endpoint"])
 }
 
+// Consumers in flight when the endpoint comes back: one is accepted, another, sent before
+// that answer, fails after it. That failure belongs to the run that ended, so it neither
+// starts a new one nor gets a second "accepts data again" at the next accepted request.
+func TestAFailureSentBeforeTheEndIsPartOfTheRunThatEnded(t *testing.T) {
+	w, logs, clock := newTestWatch(true)
+	ctx := context.Background()
+	w.sawRequest(request(t, ctx), w.now(), nil, errors.New("connection refused"))
+	stale := *clock // consumer A sends now
+	*clock = clock.Add(time.Second)
+	w.sawRequest(request(t, ctx), w.now(), &http.Response{StatusCode: http.StatusNoContent}, nil) // consumer B is accepted
+	*clock = clock.Add(time.Second)
+	w.sawRequest(request(t, ctx), stale, &http.Response{StatusCode: http.StatusServiceUnavailable}, nil) // A's answer, late
+	w.sawRequest(request(t, ctx), stale, nil, errors.New("connection reset by peer"))
+	*clock = clock.Add(time.Second)
+	w.sawRequest(request(t, ctx), w.now(), &http.Response{StatusCode: http.StatusNoContent}, nil)
+	assert.Equal(t, 1, logs.FilterMessage(AnswersAgain).Len())
+	assert.Equal(t, 1, logs.FilterMessage(Unanswered).Len(), "the late reset is not logged")
+
+	// A request sent after the answer that fails starts a new run.
+	w.sawRequest(request(t, ctx), w.now(), nil, errors.New("connection refused"))
+	*clock = clock.Add(time.Second)
+	w.sawRequest(request(t, ctx), w.now(), &http.Response{StatusCode: http.StatusNoContent}, nil)
+	assert.Equal(t, 2, logs.FilterMessage(AnswersAgain).Len())
+}
+
 // A request past its deadline got no answer in time, and the line says so.
 func TestPastTheDeadlineIsNoAnswer(t *testing.T) {
 	w, logs, _ := newTestWatch(true)
 	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer cancel()
-	w.sawRequest(request(t, ctx), nil, errors.New("net/http: request canceled"))
+	w.sawRequest(request(t, ctx), w.now(), nil, errors.New("net/http: request canceled"))
 	lines := logs.FilterMessage(Unanswered).All()
 	require.Len(t, lines, 1)
 	assert.Contains(t, lines[0].ContextMap()["error"], "no answer before the request's deadline")
