@@ -116,12 +116,19 @@ func checkEmbeddedDefault(t *testing.T, command string, args ...string) {
 	d := startEmbeddedDefault(t, command, args...)
 	p, endpoint := d.proc, d.endpoint
 	var names map[string]bool
-	eventually(t, "modelplane_ series on the embedded default's endpoint", func() bool {
+	// Each target's first scrape comes at its own offset in the interval (Prometheus spreads
+	// them by a hash of the target, whose port is random here): wait for every target's series,
+	// not the first of them, before checking any (CI once checked vLLM's before they came).
+	eventually(t, "every target's modelplane_ series on the embedded default's endpoint", func() bool {
 		names = map[string]bool{}
+		waiting := 0
 		for _, line := range servedLines(t, endpoint) {
 			names[strings.FieldsFunc(line, func(r rune) bool { return r == '{' || r == ' ' })[0]] = true
+			if strings.HasPrefix(line, "modelplane_requests_waiting{") {
+				waiting++
+			}
 		}
-		return names["modelplane_gpu_memory_used_bytes"] && names["modelplane_requests_waiting"] && names["modelplane_kv_cache_utilization_ratio"]
+		return names["modelplane_gpu_memory_used_bytes"] && waiting == 2 && names["modelplane_kv_cache_utilization_ratio"]
 	})
 	for n := range names {
 		assert.True(t, strings.HasPrefix(n, "modelplane_"), "not modelplane_*: %s", n)
@@ -771,10 +778,12 @@ func TestEmbeddedDefaultWithRemoteWrite(t *testing.T) {
 	prom := startPrometheus(t)
 	t.Setenv("MODELPLANE_REMOTE_WRITE_ENDPOINT", "http://"+prom.addr+"/api/v1/write")
 	d := startEmbeddedDefault(t, collectorBin, "--config", "modelplane:default", "--config", "modelplane:remote-write")
-	eventually(t, "both engines' queues in Prometheus", func() bool {
-		return len(prom.query(t, `modelplane_requests_waiting{cluster="laptop"}`)) == 2
+	// Each target's first scrape comes at its own offset in the interval: wait for all three
+	// (CI once asked for the GPUs as the engines' series had come, and before theirs had).
+	eventually(t, "both engines' queues and the dcgm-exporter page's two GPUs in Prometheus", func() bool {
+		return len(prom.query(t, `modelplane_requests_waiting{cluster="laptop"}`)) == 2 &&
+			len(prom.query(t, `modelplane_gpu_memory_used_bytes{cluster="laptop"}`)) == 2
 	})
-	assert.Len(t, prom.query(t, `modelplane_gpu_memory_used_bytes{cluster="laptop"}`), 2, "the dcgm-exporter page's two GPUs")
 	assert.Len(t, requestsWaiting(t, d.endpoint), 2, "the local endpoint still serves")
 	assert.Empty(t, prom.query(t, `{__name__=~".+", __name__!~"modelplane_.*"}`), "only modelplane_* leaves the host")
 	// No otel_scope_name and otel_scope_version (the Prometheus receiver and this collector's
