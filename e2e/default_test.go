@@ -345,6 +345,44 @@ func TestEmbeddedDefaultTakesUpALateExporter(t *testing.T) {
 	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{", `scrape_job="dcgm-exporter"`))
 }
 
+// A vLLM host whose SGLang variable is left unset, as on every host that runs one engine: the
+// default scrapes no SGLang while nothing answers at 127.0.0.1:30000, so no scrape fails and
+// none is counted, and says so once. An SGLang that starts later (an engine listens once its
+// model is loaded) is taken up by a reload, as a late dcgm-exporter is. Before, the default
+// scraped 127.0.0.1:30000 from the start and failed there every interval.
+func TestEmbeddedDefaultTakesUpALateEngine(t *testing.T) {
+	const sglangAddr = "127.0.0.1:30000" // the default's, which the test must use
+	if c, err := net.DialTimeout("tcp", sglangAddr, time.Second); err == nil {
+		_ = c.Close()
+		t.Skip("something already listens on " + sglangAddr + ", where the default looks for an SGLang")
+	}
+	vllm := startEngine(t, "vllm", "vllm.prom", nil)
+	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
+	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_DCGM_EXPORTER_TARGET=none",
+		"MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint, "MODELPLANE_TELEMETRY_ENDPOINT="+telemetry,
+		"MODELPLANE_SCRAPE_INTERVAL=1s"), collectorBin)
+	eventually(t, "the vLLM's series", func() bool { return count(servedLines(t, endpoint), "modelplane_requests_waiting{") == 1 })
+	time.Sleep(3 * time.Second) // three scrape intervals in which an SGLang job would have failed
+	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"), "no failed scrape counted")
+	out := col.out.String()
+	assert.Equal(t, 1, strings.Count(out, "No SGLang answers on this host: the default scrapes none"))
+	assert.NotContains(t, out, "Failed to scrape Prometheus endpoint")
+
+	sglang, err := demofleet.NewEngine("sglang", sglangAddr, filepath.Join(repoRoot(), "testdata", "exposition", "sglang.prom"))
+	require.NoError(t, err)
+	require.NoError(t, sglang.Start())
+	t.Cleanup(func() { _ = sglang.Stop() })
+
+	eventually(t, "the SGLang's series", func() bool {
+		return count(servedLines(t, endpoint), "modelplane_requests_waiting{", `engine="sglang"`) == 1
+	})
+	out = col.out.String()
+	assert.Contains(t, out, "An SGLang answers now: reloading the configuration to scrape it")
+	assert.Equal(t, 1, strings.Count(out, "Received signal from OS"), "one reload")
+	assert.Equal(t, 1, count(servedLines(t, endpoint), "modelplane_requests_waiting{", `engine="vllm"`), "the vLLM's series go on")
+	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"))
+}
+
 // A host running NVIDIA NIM for LLMs: MODELPLANE_NIM_TARGET names it (on vLLM's port, so the
 // vLLM job is none), and the default reads its /v1/metrics with the modelplane-nim mapping,
 // as any other engine's series, labelled engine nim.

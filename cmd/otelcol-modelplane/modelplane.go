@@ -163,8 +163,8 @@ var stdout io.Writer = os.Stdout
 const helpPreface = `otelcol-modelplane, the OpenTelemetry Collector for GPU inference fleets.
 
 Without --config it runs its embedded default: it scrapes a vLLM, an SGLang and a
-dcgm-exporter on this host, reads its GPUs through NVML (leaving them to that dcgm-exporter
-while it answers), maps everything to modelplane_* series and serves them at
+dcgm-exporter on this host (each once it answers), reads its GPUs through NVML (leaving
+them to that dcgm-exporter while it answers), maps everything to modelplane_* series and serves them at
 127.0.0.1:9464/metrics. The environment variables listed at the top of default-config
 (MODELPLANE_VLLM_TARGET, ...) change those addresses, the interval and the cluster and
 node labels.

@@ -75,24 +75,61 @@ func leaveOut(raw map[string]any, lookup func(string) (string, bool)) error {
 
 const dcgmExporterVariable = "MODELPLANE_DCGM_EXPORTER_TARGET"
 
-// withoutAbsentExporter gives the dcgm-exporter variable as none where it is unset and no
-// dcgm-exporter answers at its default address when the configuration is loaded. Most hosts
-// that run this binary have none: the GPU receiver reads their GPUs, and a job scraping the
-// default address would log a failed scrape every interval, and count one, for as long as the
-// collector runs (in a container, whose loopback is its own, always). An exporter that
-// starts later has the collector reload (watchForExporter), and is scraped from then on;
-// until then the receiver reads the GPUs, so each is reported once either way. A variable that is set,
-// to an address or to none, is used as it is.
-func withoutAbsentExporter(lookup func(string) (string, bool), answers func(addr string) bool) (func(string) (string, bool), bool) {
-	if _, set := lookup(dcgmExporterVariable); set || answers(valueOf(dcgmExporterVariable, unset)) {
-		return lookup, false
+// probedTarget is a target of the default that, with its variable unset, is scraped only
+// where something answers at its default address when the configuration is loaded.
+type probedTarget struct {
+	variable      string
+	article, name string // as the log names it: "A vLLM answers now", "An SGLang ..."
+	// meanwhile says what stands in while it is left out, and then what changes once it is
+	// scraped; empty: nothing.
+	meanwhile, then string
+}
+
+// probedTargets are the targets a host may or may not run. A vLLM-only host has no SGLang,
+// most have no dcgm-exporter, and a container without the host's network has none of them:
+// a job scraping a default address that nothing serves would log a failed scrape every
+// interval, and count one, for as long as the collector runs. One that starts later (an
+// engine listens only once its model is loaded, an exporter may be installed after the
+// collector) has the collector reload (watchForTargets) and is scraped from then on. A
+// variable that is set, to an address or to none, is used as it is: the way to have an
+// address scraped, and its failures counted, whether it answers or not. NIM's job runs only
+// when asked for, so it is never probed.
+var probedTargets = []probedTarget{
+	{variable: "MODELPLANE_VLLM_TARGET", article: "A", name: "vLLM"},
+	{variable: "MODELPLANE_SGLANG_TARGET", article: "An", name: "SGLang"},
+	{variable: dcgmExporterVariable, article: "A", name: "dcgm-exporter",
+		meanwhile: "the dcgm receiver reads the GPUs itself", then: "the dcgm receiver then leaves it the GPUs"},
+}
+
+// absentTarget is a probed target left out of the default, and the address looked at.
+type absentTarget struct {
+	probedTarget
+	addr string
+}
+
+// withoutAbsentTargets gives each probed target's variable as none where it is unset and
+// nothing answers at its default address, and lists those left out.
+func withoutAbsentTargets(lookup func(string) (string, bool), answers func(addr string) bool) (func(string) (string, bool), []absentTarget) {
+	var absent []absentTarget
+	for _, p := range probedTargets {
+		if _, set := lookup(p.variable); set {
+			continue
+		}
+		if addr := valueOf(p.variable, unset); !answers(addr) {
+			absent = append(absent, absentTarget{p, addr})
+		}
+	}
+	if len(absent) == 0 {
+		return lookup, nil
 	}
 	return func(name string) (string, bool) {
-		if name == dcgmExporterVariable {
-			return none, true
+		for _, a := range absent {
+			if a.variable == name {
+				return none, true
+			}
 		}
 		return lookup(name)
-	}, true
+	}, absent
 }
 
 // unset is a lookup that finds no variable, for the defaults.

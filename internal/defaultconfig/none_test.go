@@ -2,6 +2,7 @@ package defaultconfig
 
 import (
 	"net"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -89,14 +90,15 @@ func TestEmptyNodeNameNoNodeLabel(t *testing.T) {
 	assert.Equal(t, []string{"cluster"}, keys(defaultWith(t, map[string]string{"NODE_NAME": ""})))
 }
 
-// With the dcgm-exporter variable unset, the default scrapes the exporter only where one
-// answers at its default address when the configuration is loaded; otherwise the job is left
-// out as for none, and the GPU receiver, with nothing to defer to, reads the GPUs. A variable
-// that is set is used as it is, answering or not, and nothing is probed.
-func TestAbsentExporterLeftOut(t *testing.T) {
+// With a target variable unset (vLLM's, SGLang's, the dcgm-exporter's), the default scrapes
+// that target only where something answers at its default address when the configuration is
+// loaded; otherwise its job is left out as for none, and the GPU receiver, without an
+// exporter to defer to, reads the GPUs. A variable that is set is used as it is, answering or
+// not, and nothing is probed for it.
+func TestAbsentTargetsLeftOut(t *testing.T) {
 	var probed []string
-	answering := func(answer bool) func(string) bool {
-		return func(addr string) bool { probed = append(probed, addr); return answer }
+	answering := func(addrs ...string) func(string) bool {
+		return func(addr string) bool { probed = append(probed, addr); return slices.Contains(addrs, addr) }
 	}
 	resolve := func(lookup func(string) (string, bool)) *confmap.Conf {
 		r, err := retrieveDefault(lookup)
@@ -105,24 +107,41 @@ func TestAbsentExporterLeftOut(t *testing.T) {
 		require.NoError(t, err)
 		return confmap.NewFromStringMap(raw.(map[string]any))
 	}
+	names := func(absent []absentTarget) (n []string) {
+		for _, a := range absent {
+			n = append(n, a.name+"@"+a.addr)
+		}
+		return n
+	}
 
-	lookup, left := withoutAbsentExporter(lookupOf(nil), answering(false))
-	assert.True(t, left)
-	assert.Equal(t, []string{"127.0.0.1:9400"}, probed)
+	// A vLLM host without SGLang or dcgm-exporter.
+	lookup, absent := withoutAbsentTargets(lookupOf(nil), answering("127.0.0.1:8000"))
+	assert.Equal(t, []string{"127.0.0.1:8000", "127.0.0.1:30000", "127.0.0.1:9400"}, probed)
+	assert.Equal(t, []string{"SGLang@127.0.0.1:30000", "dcgm-exporter@127.0.0.1:9400"}, names(absent))
 	conf := resolve(lookup)
-	assert.Equal(t, []string{"vllm", "sglang"}, jobNames(conf))
+	assert.Equal(t, []string{"vllm"}, jobNames(conf))
 	assert.False(t, conf.IsSet("receivers::dcgm::defer_to_exporter"), "nothing to defer to")
 
+	// Nothing answers (a container without the host's network): no job, no Prometheus receiver.
 	probed = nil
-	lookup, left = withoutAbsentExporter(lookupOf(nil), answering(true))
-	assert.False(t, left)
+	lookup, absent = withoutAbsentTargets(lookupOf(nil), answering())
+	assert.Len(t, absent, 3)
+	conf = resolve(lookup)
+	assert.False(t, conf.IsSet("receivers::prometheus"))
+	assert.Equal(t, []any{"dcgm"}, conf.Get("service::pipelines::metrics::receivers"))
+
+	probed = nil
+	lookup, absent = withoutAbsentTargets(lookupOf(nil), answering("127.0.0.1:8000", "127.0.0.1:30000", "127.0.0.1:9400"))
+	assert.Empty(t, absent)
 	assert.Equal(t, []string{"vllm", "sglang", "dcgm-exporter"}, jobNames(resolve(lookup)))
 
 	probed = nil
-	lookup, left = withoutAbsentExporter(lookupOf(map[string]string{dcgmExporterVariable: "10.0.0.7:9400"}), answering(false))
-	assert.False(t, left)
+	lookup, absent = withoutAbsentTargets(lookupOf(map[string]string{
+		"MODELPLANE_VLLM_TARGET": "10.0.0.1:8000", "MODELPLANE_SGLANG_TARGET": "none", dcgmExporterVariable: "10.0.0.7:9400",
+	}), answering())
+	assert.Empty(t, absent)
 	assert.Empty(t, probed, "a variable that is set is not probed")
-	assert.Equal(t, []string{"vllm", "sglang", "dcgm-exporter"}, jobNames(resolve(lookup)))
+	assert.Equal(t, []string{"vllm", "dcgm-exporter"}, jobNames(resolve(lookup)))
 }
 
 // answers connects: true while something listens, false once it has stopped.

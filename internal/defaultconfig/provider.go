@@ -84,28 +84,38 @@ func (p provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc)
 }
 
 // retrieveEmbedded returns the embedded default for the environment lookup reads. Where it
-// leaves the dcgm-exporter out because nothing answers, and the collector can reload, it
-// watches for one until the collector loads its configuration again.
+// leaves a target out because nothing answers (probedTargets), and the collector can reload,
+// it watches for it until the collector loads its configuration again.
 func (p provider) retrieveEmbedded(lookup func(string) (string, bool), answers func(string) bool, reload func() error) (*confmap.Retrieved, error) {
 	if err := checkEnv(lookup); err != nil {
 		return nil, err
 	}
-	shaped, left := withoutAbsentExporter(lookup, answers)
-	if !left {
-		return retrieveDefault(shaped)
-	}
-	const absent = "No dcgm-exporter answers on this host: the dcgm receiver reads the GPUs itself, and the default scrapes none. "
-	addr := valueOf(dcgmExporterVariable, unset)
-	if reload == nil {
-		p.logger.Info(absent+"To scrape one that starts later, set "+dcgmExporterVariable+" or reload the collector once it answers",
-			zap.String("address", addr))
+	shaped, absent := withoutAbsentTargets(lookup, answers)
+	if len(absent) == 0 {
 		return retrieveDefault(shaped)
 	}
 	// checkEnv has accepted the interval.
 	interval, _ := time.ParseDuration(valueOf("MODELPLANE_SCRAPE_INTERVAL", lookup))
-	p.logger.Info(absent+"One that starts later is scraped from then on: the collector looks every scrape interval and reloads its configuration when one answers",
-		zap.String("address", addr), zap.Duration("interval", interval))
-	stop := watchForExporter(addr, interval, answers, reload, p.logger)
+	for _, a := range absent {
+		msg := "No " + a.name + " answers on this host: "
+		if a.meanwhile != "" {
+			msg += a.meanwhile + ", and "
+		}
+		msg += "the default scrapes none. "
+		fields := []zap.Field{zap.String("address", a.addr)}
+		if reload == nil {
+			msg += "To scrape one that starts later, set " + a.variable + " or reload the collector once it answers"
+		} else {
+			msg += "One that starts later is scraped from then on: the collector looks every scrape interval and reloads its configuration when one answers. " +
+				"Set " + a.variable + " to scrape an address whether it answers or not, or to none to stop looking"
+			fields = append(fields, zap.Duration("interval", interval))
+		}
+		p.logger.Info(msg, fields...)
+	}
+	if reload == nil {
+		return retrieveDefault(shaped)
+	}
+	stop := watchForTargets(absent, interval, answers, reload, p.logger)
 	r, err := retrieveDefault(shaped, confmap.WithRetrievedClose(stop))
 	if err != nil {
 		_ = stop(context.Background())

@@ -15,16 +15,26 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 )
 
-// exporterHost is a host whose dcgm-exporter answers from when the test says, and a collector
-// that counts the reloads it is asked for.
+// exporterHost is a host whose targets answer from when the test says (its vLLM from the
+// start, its dcgm-exporter once answering is set, its SGLang once sglang is), and a
+// collector that counts the reloads it is asked for.
 type exporterHost struct {
 	answering atomic.Bool
+	sglang    atomic.Bool
 	reloads   atomic.Int32
 	refuse    atomic.Bool
 	done      atomic.Int32 // reloads that went through
 }
 
-func (h *exporterHost) answers(string) bool { return h.answering.Load() }
+func (h *exporterHost) answers(addr string) bool {
+	switch addr {
+	case "127.0.0.1:8000":
+		return true
+	case "127.0.0.1:30000":
+		return h.sglang.Load()
+	}
+	return h.answering.Load()
+}
 
 func (h *exporterHost) reload() error {
 	h.reloads.Add(1)
@@ -56,8 +66,9 @@ func jobsOf(t *testing.T, r *confmap.Retrieved) []string {
 func TestLateExporterIsTakenUp(t *testing.T) {
 	h := new(exporterHost)
 	r, logs := retrieveOn(t, h, h.reload)
-	assert.Equal(t, []string{"vllm", "sglang"}, jobsOf(t, r))
-	assert.Equal(t, 1, logs.FilterMessageSnippet("One that starts later is scraped from then on").Len())
+	assert.Equal(t, []string{"vllm"}, jobsOf(t, r))
+	assert.Equal(t, 2, logs.FilterMessageSnippet("One that starts later is scraped from then on").Len(), "SGLang's, the exporter's")
+	assert.Equal(t, 1, logs.FilterMessageSnippet("No dcgm-exporter answers on this host: the dcgm receiver reads the GPUs itself").Len())
 
 	time.Sleep(50 * time.Millisecond) // five intervals
 	assert.Zero(t, h.reloads.Load(), "nothing answers yet")
@@ -68,10 +79,38 @@ func TestLateExporterIsTakenUp(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	assert.Equal(t, int32(1), h.reloads.Load(), "asked once")
 
-	// The reload loads the default again: now with the exporter's job, and nothing watched.
+	// The reload loads the default again: now with the exporter's job; SGLang, still absent,
+	// is watched again.
+	again, logs := retrieveOn(t, h, h.reload)
+	assert.Equal(t, []string{"vllm", "dcgm-exporter"}, jobsOf(t, again))
+	assert.Equal(t, 1, logs.FilterMessageSnippet("No SGLang answers on this host: the default scrapes none").Len())
+	assert.Equal(t, 1, logs.Len())
+}
+
+// An engine that starts after the collector (at boot, listening once its model is loaded) is
+// taken up the same way, with its variable unset. Before, the default scraped its address from
+// the start, failing every scrape of a host that runs the other engine, or none.
+func TestLateEngineIsTakenUp(t *testing.T) {
+	h := new(exporterHost)
+	h.answering.Store(true)
+	r, logs := retrieveOn(t, h, h.reload)
+	assert.Equal(t, []string{"vllm", "dcgm-exporter"}, jobsOf(t, r))
+	started := logs.FilterMessageSnippet("No SGLang answers on this host").All()
+	require.Len(t, started, 1)
+	assert.Contains(t, started[0].Message, "Set MODELPLANE_SGLANG_TARGET to scrape an address whether it answers or not, or to none to stop looking")
+	assert.Equal(t, "127.0.0.1:30000", started[0].ContextMap()["address"])
+
+	time.Sleep(50 * time.Millisecond)
+	assert.Zero(t, h.reloads.Load(), "nothing answers yet")
+	h.sglang.Store(true)
+	require.Eventually(t, func() bool { return h.reloads.Load() == 1 }, 5*time.Second, time.Millisecond)
+	taken := logs.FilterMessageSnippet("An SGLang answers now: reloading the configuration to scrape it").All()
+	require.Len(t, taken, 1)
+	assert.Equal(t, "127.0.0.1:30000", taken[0].ContextMap()["address"])
+
 	again, logs := retrieveOn(t, h, h.reload)
 	assert.Equal(t, []string{"vllm", "sglang", "dcgm-exporter"}, jobsOf(t, again))
-	assert.Zero(t, logs.Len())
+	assert.Zero(t, logs.Len(), "nothing left out, nothing watched")
 }
 
 // A refused reload (a config file broken since the start) is said, and tried again later,
@@ -111,6 +150,7 @@ func TestLateExporterWatchEndsOnClose(t *testing.T) {
 // Without a way to reload (a build that sets none), the default says how to take one up.
 func TestLateExporterWithoutReload(t *testing.T) {
 	h := new(exporterHost)
+	h.sglang.Store(true)
 	r, logs := retrieveOn(t, h, nil)
 	assert.Equal(t, []string{"vllm", "sglang"}, jobsOf(t, r))
 	assert.Equal(t, 1, logs.FilterMessageSnippet("set "+dcgmExporterVariable+" or reload the collector").Len())

@@ -1,0 +1,79 @@
+package defaultconfig
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// reloadRetry is how long a reload that was refused (the configuration it would load does
+// not validate) waits before the next try: each try validates in a child process.
+var reloadRetry = 5 * time.Minute
+
+// watchForTargets probes the addresses where the default left a target out because nothing
+// answered, every interval until one does, then asks the collector to reload its
+// configuration: the default, loaded again, scrapes what answers now (and leaves out, and
+// watches, what still does not). On a host whose engine or dcgm-exporter starts after the
+// collector (at boot, after loading a model, or a later install), the series are then
+// scraped as on a host that started it first. It returns the function that stops it, which
+// the collector calls when it loads its configuration again or shuts down.
+func watchForTargets(absent []absentTarget, interval time.Duration, answers func(string) bool, reload func() error, logger *zap.Logger) func(context.Context) error {
+	stop := make(chan struct{})
+	wait := func(d time.Duration) bool {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-stop:
+			return false
+		case <-t.C:
+			return true
+		}
+	}
+	answering := func() (absentTarget, bool) {
+		for _, a := range absent {
+			if answers(a.addr) {
+				return a, true
+			}
+		}
+		return absentTarget{}, false
+	}
+	go func() {
+		for wait(interval) {
+			a, ok := answering()
+			if !ok {
+				continue
+			}
+			logger.Info(a.article+" "+a.name+" answers now: reloading the configuration to scrape it"+clause(a.then),
+				zap.String("address", a.addr))
+			err := reload()
+			if err == nil {
+				return
+			}
+			refused := "Could not reload the configuration to scrape the " + a.name
+			if a.meanwhile != "" {
+				refused += "; " + a.meanwhile + " meanwhile"
+			}
+			logger.Warn(refused,
+				zap.Error(err), zap.Duration("next_try_in", reloadRetry))
+			if !wait(reloadRetry) {
+				return
+			}
+		}
+	}()
+	// Not waiting for the probe to end: a reload it asked for may be what stops it.
+	var once sync.Once
+	return func(context.Context) error {
+		once.Do(func() { close(stop) })
+		return nil
+	}
+}
+
+// clause appends s to a log message as a clause of its own, if there is one.
+func clause(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "; " + s
+}
