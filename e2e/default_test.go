@@ -411,11 +411,37 @@ func TestEmbeddedDefaultWithANIM(t *testing.T) {
 	assert.Contains(t, col.out.String(), `"jobName": "nim"`)
 }
 
+// A NIM on vLLM's port, as NIM serves, named by MODELPLANE_NIM_TARGET alone: the vLLM
+// variable, left unset, yields its default address to it, so the default has no vLLM job
+// and says so. Before, the start was refused until MODELPLANE_VLLM_TARGET=none was set too.
+func TestEmbeddedDefaultNIMOnVLLMsPort(t *testing.T) {
+	const nimAddr = "127.0.0.1:8000" // vLLM's default, which the test must use
+	if c, err := net.DialTimeout("tcp", nimAddr, time.Second); err == nil {
+		_ = c.Close()
+		t.Skip("something already listens on " + nimAddr)
+	}
+	startNIMAt(t, nimAddr)
+	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
+	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_NIM_TARGET="+nimAddr,
+		"MODELPLANE_SGLANG_TARGET=none", "MODELPLANE_DCGM_EXPORTER_TARGET=none", "MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint,
+		"MODELPLANE_TELEMETRY_ENDPOINT="+telemetry, "MODELPLANE_SCRAPE_INTERVAL=1s"), collectorBin)
+	eventually(t, "the NIM's series", func() bool { return count(servedLines(t, endpoint), "modelplane_responses_total{") == 2 })
+	lines := servedLines(t, endpoint)
+	assert.Zero(t, count(lines, `engine="vllm"`), "the NIM is not read again as a vLLM")
+	assert.Equal(t, count(lines, "modelplane_"), count(lines, `engine="nim"`))
+	out := col.out.String()
+	assert.Contains(t, out, "MODELPLANE_VLLM_TARGET is unset, and MODELPLANE_NIM_TARGET names its default address: no vllm job")
+	assert.NotContains(t, out, `"jobName": "vllm"`)
+	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"))
+}
+
 // startNIM serves the NIM page written for the catalog's test as a NIM does: at /v1/metrics,
 // in OpenMetrics when asked.
-func startNIM(t *testing.T) *demofleet.Engine {
+func startNIM(t *testing.T) *demofleet.Engine { t.Helper(); return startNIMAt(t, "127.0.0.1:0") }
+
+func startNIMAt(t *testing.T, addr string) *demofleet.Engine {
 	t.Helper()
-	e, err := demofleet.NewEngine("nim", "127.0.0.1:0", filepath.Join(repoRoot(), "processor", "modelplanemapping", "testdata", "pages", "nim-llm.prom"))
+	e, err := demofleet.NewEngine("nim", addr, filepath.Join(repoRoot(), "processor", "modelplanemapping", "testdata", "pages", "nim-llm.prom"))
 	require.NoError(t, err)
 	e.Path, e.OpenMetrics = "/v1/metrics", demofleet.SpeaksOpenMetrics("nim")
 	require.NoError(t, e.Start())

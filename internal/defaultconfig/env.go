@@ -79,17 +79,17 @@ func oneListenerEach(lookup func(string) (string, bool)) error {
 	return fmt.Errorf("%s=%q and %s=%q share port %s: the series and the collector's own metrics each need an address of their own", series, a, telemetryVariable, b, portA)
 }
 
-// oneJobPerTarget refuses one address named by two target variables. The likely case is a
-// NIM named at 127.0.0.1:8000 with the vLLM job left at its default, the same port: the vLLM
-// job then fails every scrape of NIM's /metrics, or reads the NIM a second time as a vLLM.
+// oneJobPerTarget refuses one address named by two target variables that are set: each job
+// would read the same engine, the second time under another engine's mapping and labels. A
+// variable left unset yields its default address to one that names it (yieldedDefaults).
 func oneJobPerTarget(lookup func(string) (string, bool)) error {
 	named := map[string]string{} // address -> the variable naming it
 	for _, v := range variables {
 		if _, isTarget := targetJobs[v.name]; !isTarget {
 			continue
 		}
-		val := valueOf(v.name, lookup)
-		if val == none {
+		val, set := lookup(v.name)
+		if !set || val == none {
 			continue
 		}
 		for _, addr := range splitTargets(val) {
@@ -98,26 +98,50 @@ func oneJobPerTarget(lookup func(string) (string, bool)) error {
 				named[addr] = v.name
 				continue
 			}
-			return fmt.Errorf("%s and %s both name %s: a target is one engine, read by one job; set the other to its own address, or to none%s",
-				describe(first, lookup), describe(v.name, lookup), addr, nimHint(first, v.name))
+			return fmt.Errorf("%s and %s both name %s: a target is one engine, read by one job; set the other to its own address, or to none",
+				first, v.name, addr)
 		}
 	}
 	return nil
 }
 
-// describe names a variable, saying so where its value is the default.
-func describe(name string, lookup func(string) (string, bool)) string {
-	if _, set := lookup(name); set {
-		return name
-	}
-	return name + " (unset: its default)"
-}
+// yieldedDefault is a target variable left unset whose default address another target
+// variable names.
+type yieldedDefault struct{ variable, addr, to string }
 
-func nimHint(a, b string) string {
-	if (a == "MODELPLANE_VLLM_TARGET" && b == "MODELPLANE_NIM_TARGET") || (a == "MODELPLANE_NIM_TARGET" && b == "MODELPLANE_VLLM_TARGET") {
-		return " (a host running NIM on port 8000 sets MODELPLANE_VLLM_TARGET=none)"
+// yieldedDefaults gives as none each target variable that is unset and whose default address
+// a target variable that is set names: a NIM named at 127.0.0.1:8000, vLLM's port, leaves the
+// vLLM job out, where the default would otherwise read the NIM a second time as a vLLM (or
+// fail every scrape of its /metrics, which NIM serves at /v1/metrics).
+func yieldedDefaults(lookup func(string) (string, bool)) (func(string) (string, bool), []yieldedDefault) {
+	named := map[string]string{} // address -> the set variable naming it
+	for _, v := range variables {
+		if val, set := lookup(v.name); set && val != none && targetJobs[v.name] != "" {
+			for _, addr := range splitTargets(val) {
+				named[addr] = v.name
+			}
+		}
 	}
-	return ""
+	var yielded []yieldedDefault
+	for _, v := range variables {
+		if _, set := lookup(v.name); set || targetJobs[v.name] == "" || v.def == none {
+			continue
+		}
+		if to, ok := named[v.def]; ok {
+			yielded = append(yielded, yieldedDefault{v.name, v.def, to})
+		}
+	}
+	if len(yielded) == 0 {
+		return lookup, nil
+	}
+	return func(name string) (string, bool) {
+		for _, y := range yielded {
+			if y.variable == name {
+				return none, true
+			}
+		}
+		return lookup(name)
+	}, yielded
 }
 
 // valueOf is a variable's value, or its default where it is unset.

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // The variables checked are exactly those default.yaml reads, with its defaults.
@@ -117,15 +119,43 @@ func TestDocuments(t *testing.T) {
 	assert.EqualError(t, err, `"modelplane:remote_write": the modelplane scheme serves modelplane:default, modelplane:otlp, modelplane:remote-write`)
 }
 
-// Two target variables naming one address: refused, naming both and saying which is a
-// default. A NIM on port 8000 with the vLLM job left as it is was the likely case: the vLLM
-// job failed every scrape of NIM's port, or read the NIM again as a vLLM.
+// Two target variables that are set naming one address: refused, naming both. One left
+// unset yields its default address instead (TestUnsetDefaultYields).
 func TestOneJobPerTarget(t *testing.T) {
-	assert.EqualError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_NIM_TARGET": "127.0.0.1:8000"})),
-		"MODELPLANE_VLLM_TARGET (unset: its default) and MODELPLANE_NIM_TARGET both name 127.0.0.1:8000: a target is one engine, read by one job; set the other to its own address, or to none (a host running NIM on port 8000 sets MODELPLANE_VLLM_TARGET=none)")
-	assert.EqualError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_SGLANG_TARGET": "127.0.0.1:8001,127.0.0.1:8000"})),
-		"MODELPLANE_VLLM_TARGET (unset: its default) and MODELPLANE_SGLANG_TARGET both name 127.0.0.1:8000: a target is one engine, read by one job; set the other to its own address, or to none")
+	assert.EqualError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_NIM_TARGET": "127.0.0.1:8000", "MODELPLANE_VLLM_TARGET": "127.0.0.1:8000"})),
+		"MODELPLANE_VLLM_TARGET and MODELPLANE_NIM_TARGET both name 127.0.0.1:8000: a target is one engine, read by one job; set the other to its own address, or to none")
+	assert.EqualError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_SGLANG_TARGET": "127.0.0.1:8001,127.0.0.1:9400", "MODELPLANE_DCGM_EXPORTER_TARGET": "127.0.0.1:9400"})),
+		"MODELPLANE_SGLANG_TARGET and MODELPLANE_DCGM_EXPORTER_TARGET both name 127.0.0.1:9400: a target is one engine, read by one job; set the other to its own address, or to none")
+	require.NoError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_NIM_TARGET": "127.0.0.1:8000"})), "vLLM's default yields")
 	require.NoError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_NIM_TARGET": "127.0.0.1:8000", "MODELPLANE_VLLM_TARGET": "none"})))
 	require.NoError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_NIM_TARGET": "127.0.0.1:8001"})))
 	require.NoError(t, checkEnv(lookupOf(nil)))
+}
+
+// A target variable left unset yields its default address to a set one naming it: a NIM, or
+// an SGLang started with --port 8000, at vLLM's 127.0.0.1:8000 leaves the vLLM job out, said
+// in one line, where the start was refused before until MODELPLANE_VLLM_TARGET=none was set.
+func TestUnsetDefaultYields(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		jobs []string
+		line string
+	}{
+		{map[string]string{"MODELPLANE_NIM_TARGET": "127.0.0.1:8000"}, []string{"sglang", "nim", "dcgm-exporter"},
+			"MODELPLANE_VLLM_TARGET is unset, and MODELPLANE_NIM_TARGET names its default address: no vllm job"},
+		{map[string]string{"MODELPLANE_SGLANG_TARGET": "127.0.0.1:8000"}, []string{"sglang", "dcgm-exporter"},
+			"MODELPLANE_VLLM_TARGET is unset, and MODELPLANE_SGLANG_TARGET names its default address: no vllm job"},
+		{map[string]string{"MODELPLANE_VLLM_TARGET": "127.0.0.1:8001,127.0.0.1:9400"}, []string{"vllm", "sglang"},
+			"MODELPLANE_DCGM_EXPORTER_TARGET is unset, and MODELPLANE_VLLM_TARGET names its default address: no dcgm-exporter job"},
+	} {
+		core, logs := observer.New(zapcore.InfoLevel)
+		var probed []string
+		answers := func(addr string) bool { probed = append(probed, addr); return true }
+		r, err := provider{logger: zap.New(core)}.retrieveEmbedded(lookupOf(tc.env), answers, nil)
+		require.NoError(t, err, tc.env)
+		assert.Equal(t, tc.jobs, jobsOf(t, r), tc.env)
+		require.Equal(t, 1, logs.Len(), tc.env)
+		assert.Equal(t, tc.line, logs.All()[0].Message)
+		assert.NotContains(t, probed, logs.All()[0].ContextMap()["address"], "a default that yields is not probed")
+	}
 }

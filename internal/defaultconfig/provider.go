@@ -90,6 +90,11 @@ func (p provider) retrieveEmbedded(lookup func(string) (string, bool), answers f
 	if err := checkEnv(lookup); err != nil {
 		return nil, err
 	}
+	lookup, yielded := yieldedDefaults(lookup)
+	for _, y := range yielded {
+		p.logger.Info(y.variable+" is unset, and "+y.to+" names its default address: no "+targetJobs[y.variable]+" job",
+			zap.String("address", y.addr))
+	}
 	shaped, absent := withoutAbsentTargets(lookup, answers)
 	if len(absent) == 0 {
 		return retrieveDefault(shaped)
