@@ -347,8 +347,7 @@ func TestEmbeddedDefaultTakesUpALateExporter(t *testing.T) {
 
 // A vLLM host whose SGLang variable is left unset, as on every host that runs one engine: the
 // default scrapes no SGLang while nothing answers at 127.0.0.1:30000, so no scrape fails and
-// none is counted, and says so once. An SGLang that starts later (an engine listens once its
-// model is loaded) is taken up by a reload, as a late dcgm-exporter is. Before, the default
+// none is counted, and says so once. An SGLang that starts later is taken up by a reload, as a late dcgm-exporter is. Before, the default
 // scraped 127.0.0.1:30000 from the start and failed there every interval.
 func TestEmbeddedDefaultTakesUpALateEngine(t *testing.T) {
 	const sglangAddr = "127.0.0.1:30000" // the default's, which the test must use

@@ -88,12 +88,11 @@ type probedTarget struct {
 // probedTargets are the targets a host may or may not run. A vLLM-only host has no SGLang,
 // most have no dcgm-exporter, and a container without the host's network has none of them:
 // a job scraping a default address that nothing serves would log a failed scrape every
-// interval, and count one, for as long as the collector runs. One that starts later (an
-// engine listens only once its model is loaded, an exporter may be installed after the
-// collector) has the collector reload (watchForTargets) and is scraped from then on. A
-// variable that is set, to an address or to none, is used as it is: the way to have an
-// address scraped, and its failures counted, whether it answers or not. NIM's job runs only
-// when asked for, so it is never probed.
+// interval, and count one, for as long as the collector runs. One that starts later (at
+// boot, or installed later) has the collector reload (watchForTargets) and is scraped from
+// then on. A variable that is set, to an address or to none, is used as it is: the way to
+// have an address scraped, and its failures counted, whether it answers or not. NIM's job
+// runs only when asked for, so it is never probed.
 var probedTargets = []probedTarget{
 	{variable: "MODELPLANE_VLLM_TARGET", article: "A", name: "vLLM"},
 	{variable: "MODELPLANE_SGLANG_TARGET", article: "An", name: "SGLang"},

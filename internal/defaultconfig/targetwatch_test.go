@@ -87,7 +87,7 @@ func TestLateExporterIsTakenUp(t *testing.T) {
 	assert.Equal(t, 1, logs.Len())
 }
 
-// An engine that starts after the collector (at boot, listening once its model is loaded) is
+// An engine that starts after the collector (at boot, or deployed later) is
 // taken up the same way, with its variable unset. Before, the default scraped its address from
 // the start, failing every scrape of a host that runs the other engine, or none.
 func TestLateEngineIsTakenUp(t *testing.T) {
