@@ -316,10 +316,7 @@ func TestEmbeddedDefaultLogsADownTargetOnce(t *testing.T) {
 // restart took the exporter up.
 func TestEmbeddedDefaultTakesUpALateExporter(t *testing.T) {
 	const exporterAddr = "127.0.0.1:9400" // the default's, which the test must use
-	if c, err := net.DialTimeout("tcp", exporterAddr, time.Second); err == nil {
-		_ = c.Close()
-		t.Skip("something already listens on " + exporterAddr + ", where the default looks for a dcgm-exporter")
-	}
+	skipIfTaken(t, exporterAddr)
 	vllm := startEngine(t, "vllm", "vllm.prom", nil)
 	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
 	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_SGLANG_TARGET=none",
@@ -347,14 +344,12 @@ func TestEmbeddedDefaultTakesUpALateExporter(t *testing.T) {
 
 // A vLLM host whose SGLang variable is left unset, as on every host that runs one engine: the
 // default scrapes no SGLang while nothing answers at 127.0.0.1:30000, so no scrape fails and
-// none is counted, and says so once. An SGLang that starts later is taken up by a reload, as a late dcgm-exporter is. Before, the default
-// scraped 127.0.0.1:30000 from the start and failed there every interval.
+// none is counted, and says so once. An SGLang that starts later is taken up by a reload, as
+// a late dcgm-exporter is. Before, the default scraped 127.0.0.1:30000 from the start and
+// failed there every interval.
 func TestEmbeddedDefaultTakesUpALateEngine(t *testing.T) {
 	const sglangAddr = "127.0.0.1:30000" // the default's, which the test must use
-	if c, err := net.DialTimeout("tcp", sglangAddr, time.Second); err == nil {
-		_ = c.Close()
-		t.Skip("something already listens on " + sglangAddr + ", where the default looks for an SGLang")
-	}
+	skipIfTaken(t, sglangAddr)
 	vllm := startEngine(t, "vllm", "vllm.prom", nil)
 	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
 	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_DCGM_EXPORTER_TARGET=none",
@@ -415,10 +410,7 @@ func TestEmbeddedDefaultWithANIM(t *testing.T) {
 // and says so. Before, the start was refused until MODELPLANE_VLLM_TARGET=none was set too.
 func TestEmbeddedDefaultNIMOnVLLMsPort(t *testing.T) {
 	const nimAddr = "127.0.0.1:8000" // vLLM's default, which the test must use
-	if c, err := net.DialTimeout("tcp", nimAddr, time.Second); err == nil {
-		_ = c.Close()
-		t.Skip("something already listens on " + nimAddr)
-	}
+	skipIfTaken(t, nimAddr)
 	startNIMAt(t, nimAddr)
 	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
 	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_NIM_TARGET="+nimAddr,
@@ -432,6 +424,16 @@ func TestEmbeddedDefaultNIMOnVLLMsPort(t *testing.T) {
 	assert.Contains(t, out, "MODELPLANE_VLLM_TARGET is unset, and MODELPLANE_NIM_TARGET names its default address: no vllm job")
 	assert.NotContains(t, out, `"jobName": "vllm"`)
 	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"))
+}
+
+// skipIfTaken skips a test that must serve at one of the default's addresses where something
+// else already listens there.
+func skipIfTaken(t *testing.T, addr string) {
+	t.Helper()
+	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		_ = c.Close()
+		t.Skip("something already listens on " + addr + ", one of the default's addresses, which this test must serve at")
+	}
 }
 
 // startNIM serves the NIM page written for the catalog's test as a NIM does: at /v1/metrics,

@@ -134,14 +134,11 @@ func yieldedDefaults(lookup func(string) (string, bool)) (func(string) (string, 
 	if len(yielded) == 0 {
 		return lookup, nil
 	}
-	return func(name string) (string, bool) {
-		for _, y := range yielded {
-			if y.variable == name {
-				return none, true
-			}
-		}
-		return lookup(name)
-	}, yielded
+	names := make([]string, len(yielded))
+	for i, y := range yielded {
+		names[i] = y.variable
+	}
+	return asNone(lookup, names), yielded
 }
 
 // valueOf is a variable's value, or its default where it is unset.

@@ -121,14 +121,21 @@ func withoutAbsentTargets(lookup func(string) (string, bool), answers func(addr 
 	if len(absent) == 0 {
 		return lookup, nil
 	}
+	names := make([]string, len(absent))
+	for i, a := range absent {
+		names[i] = a.variable
+	}
+	return asNone(lookup, names), absent
+}
+
+// asNone is lookup with the variables named given as none.
+func asNone(lookup func(string) (string, bool), variables []string) func(string) (string, bool) {
 	return func(name string) (string, bool) {
-		for _, a := range absent {
-			if a.variable == name {
-				return none, true
-			}
+		if slices.Contains(variables, name) {
+			return none, true
 		}
 		return lookup(name)
-	}, absent
+	}
 }
 
 // unset is a lookup that finds no variable, for the defaults.
