@@ -16,7 +16,7 @@ var reloadRetry = 5 * time.Minute
 // answered, every interval until one does, then asks the collector to reload its
 // configuration: the default, loaded again, scrapes what answers now (and leaves out, and
 // watches, what still does not). On a host whose engine or dcgm-exporter starts after the
-// collector (at boot, after loading a model, or a later install), the series are then
+// collector (at boot, or a later install), the series are then
 // scraped as on a host that started it first. It returns the function that stops it, which
 // the collector calls when it loads its configuration again or shuts down.
 func watchForTargets(absent []absentTarget, interval time.Duration, answers func(string) bool, reload func() error, logger *zap.Logger) func(context.Context) error {
@@ -45,8 +45,11 @@ func watchForTargets(absent []absentTarget, interval time.Duration, answers func
 			if !ok {
 				continue
 			}
-			logger.Info(a.article+" "+a.name+" answers now: reloading the configuration to scrape it"+clause(a.then),
-				zap.String("address", a.addr))
+			taken := a.article + " " + a.name + " answers now: reloading the configuration to scrape it"
+			if a.then != "" {
+				taken += "; " + a.then
+			}
+			logger.Info(taken, zap.String("address", a.addr))
 			err := reload()
 			if err == nil {
 				return
@@ -68,12 +71,4 @@ func watchForTargets(absent []absentTarget, interval time.Duration, answers func
 		once.Do(func() { close(stop) })
 		return nil
 	}
-}
-
-// clause appends s to a log message as a clause of its own, if there is one.
-func clause(s string) string {
-	if s == "" {
-		return ""
-	}
-	return "; " + s
 }
