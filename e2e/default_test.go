@@ -377,6 +377,68 @@ func TestEmbeddedDefaultTakesUpALateEngine(t *testing.T) {
 	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"))
 }
 
+// An SGLang that has bound its port but does not answer yet, as an engine loading its model
+// does (vLLM binds its port first), with its variable unset: the default does not scrape it
+// until it serves its page, so no scrape fails meanwhile, and the log says what was found.
+// Before, the collector took a connection for an engine and failed every scrape until the
+// model was loaded, which takes minutes.
+func TestEmbeddedDefaultWaitsForALoadingEngine(t *testing.T) {
+	const sglangAddr = "127.0.0.1:30000" // the default's, which the test must use
+	skipIfTaken(t, sglangAddr)
+	loading, err := net.Listen("tcp", sglangAddr) // bound, listening, never answering
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = loading.Close() })
+	vllm := startEngine(t, "vllm", "vllm.prom", nil)
+	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
+	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_DCGM_EXPORTER_TARGET=none",
+		"MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint, "MODELPLANE_TELEMETRY_ENDPOINT="+telemetry,
+		"MODELPLANE_SCRAPE_INTERVAL=1s"), collectorBin)
+	eventually(t, "the vLLM's series", func() bool { return count(servedLines(t, endpoint), "modelplane_requests_waiting{") == 1 })
+	time.Sleep(5 * time.Second) // five scrape intervals in which an SGLang job would have failed
+	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"), "no failed scrape counted")
+	out := col.out.String()
+	assert.Equal(t, 1, strings.Count(out, "No SGLang answers on this host: the default scrapes none"))
+	assert.Contains(t, out, "it accepts connections but did not answer GET /metrics within 3s")
+	assert.NotContains(t, out, "Failed to scrape Prometheus endpoint")
+
+	require.NoError(t, loading.Close()) // loaded: it serves
+	sglang, err := demofleet.NewEngine("sglang", sglangAddr, filepath.Join(repoRoot(), "testdata", "exposition", "sglang.prom"))
+	require.NoError(t, err)
+	require.NoError(t, sglang.Start())
+	t.Cleanup(func() { _ = sglang.Stop() })
+	eventually(t, "the SGLang's series", func() bool {
+		return count(servedLines(t, endpoint), "modelplane_requests_waiting{", `engine="sglang"`) == 1
+	})
+	assert.Contains(t, col.out.String(), "An SGLang answers now: reloading the configuration to scrape it")
+	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"))
+}
+
+// An SGLang started with --port 8000, vLLM's default, and both variables unset: the default
+// tells it by its page and scrapes it with the sglang job, labelled engine=sglang, with no
+// vLLM job. Before, the vLLM job read it, labelling every series engine=vllm.
+func TestEmbeddedDefaultSGLangOnVLLMsPort(t *testing.T) {
+	const addr = "127.0.0.1:8000" // vLLM's default, which the test must use
+	skipIfTaken(t, addr)
+	skipIfTaken(t, "127.0.0.1:30000") // SGLang's own, which must be free
+	sglang, err := demofleet.NewEngine("sglang", addr, filepath.Join(repoRoot(), "testdata", "exposition", "sglang.prom"))
+	require.NoError(t, err)
+	require.NoError(t, sglang.Start())
+	t.Cleanup(func() { _ = sglang.Stop() })
+	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
+	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_DCGM_EXPORTER_TARGET=none",
+		"MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint, "MODELPLANE_TELEMETRY_ENDPOINT="+telemetry,
+		"MODELPLANE_SCRAPE_INTERVAL=1s"), collectorBin)
+	eventually(t, "the SGLang's series", func() bool { return count(servedLines(t, endpoint), "modelplane_requests_waiting{") == 1 })
+	lines := servedLines(t, endpoint)
+	assert.Zero(t, count(lines, `engine="vllm"`), "not read as a vLLM")
+	assert.Equal(t, count(lines, "modelplane_"), count(lines, `engine="sglang"`))
+	assert.Equal(t, 1, count(lines, "modelplane_requests_waiting{", `replica="sglang"`))
+	out := col.out.String()
+	assert.Contains(t, out, "An SGLang answers at vLLM's default address: the sglang job scrapes it there, and there is no vllm job")
+	assert.NotContains(t, out, "No SGLang answers on this host")
+	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"))
+}
+
 // A host running NVIDIA NIM for LLMs: MODELPLANE_NIM_TARGET names it (on vLLM's port, so the
 // vLLM job is none), and the default reads its /v1/metrics with the modelplane-nim mapping,
 // as any other engine's series, labelled engine nim.

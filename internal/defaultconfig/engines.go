@@ -46,23 +46,25 @@ func splitTargets(s string) []string {
 	return list
 }
 
-// spreadTargets spreads each target variable that names several targets over static_configs
-// entries of their own. checkEnv has refused a list where only one target may be named
-// (the dcgm-exporter's), so every job of targetJobs can be walked here.
+// spreadTargets writes each job's targets as lookup gives its variable: an address the probe
+// placed (placeProbedTargets) is not in the environment that ${env:...} reads, and a
+// variable naming several targets is spread over static_configs entries of their own.
+// checkEnv has refused a list where only one target may be named (the dcgm-exporter's), so
+// every job of targetJobs can be walked here.
 func spreadTargets(conf *confmap.Conf, lookup func(string) (string, bool)) error {
-	several := map[string][]string{} // job -> targets
+	given := map[string][]string{} // job -> targets
 	for variable, job := range targetJobs {
-		if v, ok := lookup(variable); ok && strings.Contains(v, ",") {
-			several[job] = splitTargets(v)
+		if v, ok := lookup(variable); ok && v != none {
+			given[job] = splitTargets(v)
 		}
 	}
-	if len(several) == 0 {
+	if len(given) == 0 {
 		return nil
 	}
 	jobs, _ := conf.Get("receivers::prometheus::config::scrape_configs").([]any)
 	for i, j := range jobs {
 		job, _ := j.(map[string]any)
-		list, ok := several[fmt.Sprint(job["job_name"])]
+		list, ok := given[fmt.Sprint(job["job_name"])]
 		if !ok {
 			continue
 		}
@@ -77,14 +79,20 @@ func spreadTargets(conf *confmap.Conf, lookup func(string) (string, bool)) error
 	return conf.Merge(confmap.NewFromStringMap(map[string]any{"receivers": map[string]any{"prometheus": map[string]any{"config": map[string]any{"scrape_configs": jobs}}}}))
 }
 
-// perTarget returns a static_configs entry per target, with the labels of the job's one
-// entry and replica REPLICA-PORT (REPLICA-HOST:PORT where ports repeat).
+// perTarget returns the job's one static_configs entry with one target as its own, or an entry
+// per target, with the labels of that entry and replica REPLICA-PORT (REPLICA-HOST:PORT
+// where ports repeat).
 func perTarget(job map[string]any, list []string) ([]any, error) {
 	statics, _ := job["static_configs"].([]any)
 	if len(statics) != 1 {
 		return nil, fmt.Errorf("job %v: want one static_configs entry to spread targets over, have %d", job["job_name"], len(statics))
 	}
 	entry, _ := statics[0].(map[string]any)
+	if len(list) == 1 {
+		entry = maps.Clone(entry)
+		entry["targets"] = []any{list[0]}
+		return []any{entry}, nil
+	}
 	labels, _ := entry["labels"].(map[string]any)
 	replica, ok := labels["replica"].(string)
 	if !ok {

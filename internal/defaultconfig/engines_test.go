@@ -33,10 +33,11 @@ func entry(target, engine, replica string) map[string]any {
 	return map[string]any{"targets": []any{target}, "labels": map[string]any{"engine": engine, "replica": replica}}
 }
 
-// One target per variable: the default as written, each target read from its variable.
+// One target per variable: the default's entry, with the target its variable names, or, where
+// it is unset, read from it as the default writes it.
 func TestOneEngineEach(t *testing.T) {
 	got := staticConfigs(t, lookupOf(map[string]string{"MODELPLANE_VLLM_TARGET": "10.0.0.1:8000"}))
-	assert.Equal(t, []any{entry("${env:MODELPLANE_VLLM_TARGET:-127.0.0.1:8000}", "vllm", "vllm")}, got["vllm"])
+	assert.Equal(t, []any{entry("10.0.0.1:8000", "vllm", "vllm")}, got["vllm"])
 	assert.Equal(t, []any{entry("${env:MODELPLANE_SGLANG_TARGET:-127.0.0.1:30000}", "sglang", "sglang")}, got["sglang"])
 }
 

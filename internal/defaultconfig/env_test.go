@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -150,8 +151,14 @@ func TestUnsetDefaultYields(t *testing.T) {
 	} {
 		core, logs := observer.New(zapcore.InfoLevel)
 		var probed []string
-		answers := func(addr string) bool { probed = append(probed, addr); return true }
-		r, err := provider{logger: zap.New(core)}.retrieveEmbedded(lookupOf(tc.env), answers, nil)
+		var mu sync.Mutex
+		probe := func(addr string) finding {
+			mu.Lock()
+			defer mu.Unlock()
+			probed = append(probed, addr)
+			return ownPage(addr)
+		}
+		r, err := provider{logger: zap.New(core)}.retrieveEmbedded(lookupOf(tc.env), probe, nil)
 		require.NoError(t, err, tc.env)
 		assert.Equal(t, tc.jobs, jobsOf(t, r), tc.env)
 		require.Equal(t, 1, logs.Len(), tc.env)

@@ -2,9 +2,9 @@ package defaultconfig
 
 import (
 	"fmt"
-	"net"
 	"slices"
-	"time"
+	"strings"
+	"sync"
 )
 
 // none, as a target variable's value, leaves that scrape job out of the default. A host runs
@@ -76,10 +76,16 @@ func leaveOut(raw map[string]any, lookup func(string) (string, bool)) error {
 const dcgmExporterVariable = "MODELPLANE_DCGM_EXPORTER_TARGET"
 
 // probedTarget is a target of the default that, with its variable unset, is scraped only
-// where something answers at its default address when the configuration is loaded.
+// where its page is served at its default address when the configuration is loaded.
 type probedTarget struct {
 	variable      string
 	article, name string // as the log names it: "A vLLM answers now", "An SGLang ..."
+	marker        string // how its page's metric names begin
+	// engine: an engine's page found at another engine's default address (an SGLang started
+	// with --port 8000) is scraped by its own engine's job, with its own labels.
+	engine bool
+	// notFound says why its port may serve HTTP but no /metrics; empty: nothing to add.
+	notFound string
 	// meanwhile says what stands in while it is left out, and then what changes once it is
 	// scraped; empty: nothing.
 	meanwhile, then string
@@ -87,45 +93,118 @@ type probedTarget struct {
 
 // probedTargets are the targets a host may or may not run. A vLLM-only host has no SGLang,
 // most have no dcgm-exporter, and a container without the host's network has none of them:
-// a job scraping a default address that nothing serves would log a failed scrape every
+// a job scraping a default address that serves no such page would log a failed scrape every
 // interval, and count one, for as long as the collector runs. One that starts later (at
-// boot, or installed later) has the collector reload (watchForTargets) and is scraped from
-// then on. A variable that is set, to an address or to none, is used as it is: the way to
-// have an address scraped, and its failures counted, whether it answers or not. NIM's job
-// runs only when asked for, so it is never probed.
+// boot, or installed later), or that is still loading its model, has the collector reload
+// (watchForTargets) and is scraped from then on. A variable that is set, to an address or to
+// none, is used as it is: the way to have an address scraped, and its failures counted,
+// whether it answers or not. NIM's job runs only when asked for, so it is never probed.
 var probedTargets = []probedTarget{
-	{variable: "MODELPLANE_VLLM_TARGET", article: "A", name: "vLLM"},
-	{variable: "MODELPLANE_SGLANG_TARGET", article: "An", name: "SGLang"},
-	{variable: dcgmExporterVariable, article: "A", name: "dcgm-exporter",
+	{variable: "MODELPLANE_VLLM_TARGET", article: "A", name: "vLLM", marker: "vllm:", engine: true},
+	{variable: "MODELPLANE_SGLANG_TARGET", article: "An", name: "SGLang", marker: "sglang:", engine: true,
+		notFound: "SGLang serves /metrics only when started with --enable-metrics"},
+	{variable: dcgmExporterVariable, article: "A", name: "dcgm-exporter", marker: "DCGM_FI_",
 		meanwhile: "the dcgm receiver reads the GPUs itself", then: "the dcgm receiver then leaves it the GPUs"},
 }
 
-// absentTarget is a probed target left out of the default, and the address looked at.
+// absentTarget is a probed target left out of the default, the address looked at, and what
+// was found there.
 type absentTarget struct {
 	probedTarget
-	addr string
+	addr  string
+	found finding
 }
 
-// withoutAbsentTargets gives each probed target's variable as none where it is unset and
-// nothing answers at its default address, and lists those left out.
-func withoutAbsentTargets(lookup func(string) (string, bool), answers func(addr string) bool) (func(string) (string, bool), []absentTarget) {
-	var absent []absentTarget
-	for _, p := range probedTargets {
+// movedTarget is an engine found at another probed target's default address, and scraped
+// there by its own job.
+type movedTarget struct {
+	found *probedTarget
+	at    probedTarget
+	addr  string
+}
+
+// placeProbedTargets probes the default address of each probed target whose variable is
+// unset, all at once (a probe of a port that accepts but does not answer waits probeTimeout).
+// It gives the variable as none where the address serves no page of that target, and lists
+// those left out; an engine's page found at another engine's default address has that engine's
+// variable, if unset, name it (listed after its own default's where that serves it too).
+func placeProbedTargets(lookup func(string) (string, bool), probe func(addr string) finding) (func(string) (string, bool), []movedTarget, []absentTarget) {
+	findings := make([]finding, len(probedTargets))
+	var wg sync.WaitGroup
+	for i, p := range probedTargets {
 		if _, set := lookup(p.variable); set {
 			continue
 		}
-		if addr := valueOf(p.variable, unset); !answers(addr) {
-			absent = append(absent, absentTarget{p, addr})
+		wg.Go(func() { findings[i] = probe(valueOf(p.variable, unset)) })
+	}
+	wg.Wait()
+
+	placed := map[string][]string{} // variable -> the addresses its job scrapes
+	var moved []movedTarget
+	var absent []absentTarget
+	for i, p := range probedTargets {
+		if _, set := lookup(p.variable); set {
+			continue
+		}
+		addr, f := valueOf(p.variable, unset), findings[i]
+		switch by := scrapedBy(p, f, lookup); {
+		case by == nil:
+			absent = append(absent, absentTarget{p, addr, f})
+		case by.variable == p.variable:
+			placed[p.variable] = append([]string{addr}, placed[p.variable]...)
+		default:
+			placed[by.variable] = append(placed[by.variable], addr)
+			moved = append(moved, movedTarget{by, p, addr})
 		}
 	}
-	if len(absent) == 0 {
-		return lookup, nil
+	// An engine scraped where another's default address serves it is not looked for at its
+	// own as well: the log would say none answers while one is scraped.
+	absent = slices.DeleteFunc(absent, func(a absentTarget) bool { return len(placed[a.variable]) > 0 })
+	if len(absent) == 0 && len(moved) == 0 {
+		return lookup, nil, nil
 	}
-	names := make([]string, len(absent))
-	for i, a := range absent {
-		names[i] = a.variable
+	return func(name string) (string, bool) {
+		for _, p := range probedTargets {
+			if p.variable != name {
+				continue
+			}
+			if _, set := lookup(name); set {
+				break
+			}
+			if addrs, ok := placed[name]; ok {
+				return strings.Join(addrs, ","), true
+			}
+			return none, true
+		}
+		return lookup(name)
+	}, moved, absent
+}
+
+// scrapedBy is the probed target whose job scrapes what f found at at's default address: at,
+// an engine of another kind whose variable is unset, or nil for none.
+func scrapedBy(at probedTarget, f finding, lookup func(string) (string, bool)) *probedTarget {
+	switch {
+	case f.serves == nil:
+		return nil
+	case f.serves.variable == at.variable:
+		return f.serves
+	case at.engine && f.serves.engine:
+		if _, set := lookup(f.serves.variable); !set {
+			return f.serves
+		}
 	}
-	return asNone(lookup, names), absent
+	return nil
+}
+
+// what says what a probe found where its target was left out, for the log.
+func (a absentTarget) what() string {
+	switch {
+	case a.found.serves != nil:
+		return "it serves " + a.found.serves.name + "'s page, and " + a.found.serves.variable + " is set: list this address in it to scrape it"
+	case a.found.notFound && a.notFound != "":
+		return a.found.why + "; " + a.notFound
+	}
+	return a.found.why
 }
 
 // asNone is lookup with the variables named given as none.
@@ -140,13 +219,3 @@ func asNone(lookup func(string) (string, bool), variables []string) func(string)
 
 // unset is a lookup that finds no variable, for the defaults.
 func unset(string) (string, bool) { return "", false }
-
-// answers reports whether something accepts a TCP connection at addr within a moment.
-func answers(addr string) bool {
-	c, err := net.DialTimeout("tcp", addr, 300*time.Millisecond)
-	if err != nil {
-		return false
-	}
-	_ = c.Close()
-	return true
-}

@@ -1,8 +1,8 @@
 package defaultconfig
 
 import (
-	"net"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -91,21 +91,23 @@ func TestEmptyNodeNameNoNodeLabel(t *testing.T) {
 }
 
 // With a target variable unset (vLLM's, SGLang's, the dcgm-exporter's), the default scrapes
-// that target only where something answers at its default address when the configuration is
-// loaded; otherwise its job is left out as for none, and the GPU receiver, without an
+// that target only where its page is served at its default address when the configuration
+// is loaded; otherwise its job is left out as for none, and the GPU receiver, without an
 // exporter to defer to, reads the GPUs. A variable that is set is used as it is, answering or
 // not, and nothing is probed for it.
 func TestAbsentTargetsLeftOut(t *testing.T) {
 	var probed []string
-	answering := func(addrs ...string) func(string) bool {
-		return func(addr string) bool { probed = append(probed, addr); return slices.Contains(addrs, addr) }
-	}
-	resolve := func(lookup func(string) (string, bool)) *confmap.Conf {
-		r, err := retrieveDefault(lookup)
-		require.NoError(t, err)
-		raw, err := r.AsRaw()
-		require.NoError(t, err)
-		return confmap.NewFromStringMap(raw.(map[string]any))
+	var mu sync.Mutex
+	answering := func(addrs ...string) func(string) finding {
+		return func(addr string) finding {
+			mu.Lock()
+			defer mu.Unlock()
+			probed = append(probed, addr)
+			if slices.Contains(addrs, addr) {
+				return ownPage(addr)
+			}
+			return finding{why: "nothing listens there"}
+		}
 	}
 	names := func(absent []absentTarget) (n []string) {
 		for _, a := range absent {
@@ -115,41 +117,104 @@ func TestAbsentTargetsLeftOut(t *testing.T) {
 	}
 
 	// A vLLM host without SGLang or dcgm-exporter.
-	lookup, absent := withoutAbsentTargets(lookupOf(nil), answering("127.0.0.1:8000"))
-	assert.Equal(t, []string{"127.0.0.1:8000", "127.0.0.1:30000", "127.0.0.1:9400"}, probed)
+	lookup, moved, absent := placeProbedTargets(lookupOf(nil), answering("127.0.0.1:8000"))
+	assert.ElementsMatch(t, []string{"127.0.0.1:8000", "127.0.0.1:30000", "127.0.0.1:9400"}, probed)
+	assert.Empty(t, moved)
 	assert.Equal(t, []string{"SGLang@127.0.0.1:30000", "dcgm-exporter@127.0.0.1:9400"}, names(absent))
-	conf := resolve(lookup)
+	conf := resolved(t, lookup)
 	assert.Equal(t, []string{"vllm"}, jobNames(conf))
+	assert.Equal(t, []any{entry("127.0.0.1:8000", "vllm", "vllm")}, staticConfigs(t, lookup)["vllm"])
 	assert.False(t, conf.IsSet("receivers::dcgm::defer_to_exporter"), "nothing to defer to")
 
 	// Nothing answers (a container without the host's network): no job, no Prometheus receiver.
 	probed = nil
-	lookup, absent = withoutAbsentTargets(lookupOf(nil), answering())
+	lookup, _, absent = placeProbedTargets(lookupOf(nil), answering())
 	assert.Len(t, absent, 3)
-	conf = resolve(lookup)
+	conf = resolved(t, lookup)
 	assert.False(t, conf.IsSet("receivers::prometheus"))
 	assert.Equal(t, []any{"dcgm"}, conf.Get("service::pipelines::metrics::receivers"))
 
 	probed = nil
-	lookup, absent = withoutAbsentTargets(lookupOf(nil), answering("127.0.0.1:8000", "127.0.0.1:30000", "127.0.0.1:9400"))
+	lookup, _, absent = placeProbedTargets(lookupOf(nil), answering("127.0.0.1:8000", "127.0.0.1:30000", "127.0.0.1:9400"))
 	assert.Empty(t, absent)
-	assert.Equal(t, []string{"vllm", "sglang", "dcgm-exporter"}, jobNames(resolve(lookup)))
+	assert.Equal(t, []string{"vllm", "sglang", "dcgm-exporter"}, jobNames(resolved(t, lookup)))
 
 	probed = nil
-	lookup, absent = withoutAbsentTargets(lookupOf(map[string]string{
+	lookup, _, absent = placeProbedTargets(lookupOf(map[string]string{
 		"MODELPLANE_VLLM_TARGET": "10.0.0.1:8000", "MODELPLANE_SGLANG_TARGET": "none", dcgmExporterVariable: "10.0.0.7:9400",
 	}), answering())
 	assert.Empty(t, absent)
 	assert.Empty(t, probed, "a variable that is set is not probed")
-	assert.Equal(t, []string{"vllm", "dcgm-exporter"}, jobNames(resolve(lookup)))
+	assert.Equal(t, []string{"vllm", "dcgm-exporter"}, jobNames(resolved(t, lookup)))
 }
 
-// answers connects: true while something listens, false once it has stopped.
-func TestAnswers(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// An engine's page at another engine's default address (an SGLang started with --port 8000,
+// both variables unset) is scraped by its own job, labelled as that engine, and the job whose
+// default it is has none. Before, the vLLM job read it, labelling its series engine=vllm.
+// A page that is not the engine's (a port that accepts but does not answer yet, another
+// program's page) leaves the job out, saying what was found.
+func TestEngineFoundAtAnothersAddress(t *testing.T) {
+	sglang := &probedTargets[1]
+	at := func(pages map[string]finding) func(string) finding {
+		return func(addr string) finding {
+			if f, ok := pages[addr]; ok {
+				return f
+			}
+			return finding{why: "nothing listens there"}
+		}
+	}
+
+	lookup, moved, absent := placeProbedTargets(lookupOf(map[string]string{dcgmExporterVariable: none}),
+		at(map[string]finding{"127.0.0.1:8000": {serves: sglang}}))
+	require.Len(t, moved, 1)
+	assert.Equal(t, "SGLang@127.0.0.1:8000 for vLLM", moved[0].found.name+"@"+moved[0].addr+" for "+moved[0].at.name)
+	assert.Empty(t, absent, "the SGLang is scraped: its own default is not looked at")
+	assert.Equal(t, []string{"sglang"}, jobNames(resolved(t, lookup)))
+	assert.Equal(t, []any{entry("127.0.0.1:8000", "sglang", "sglang")}, staticConfigs(t, lookup)["sglang"])
+
+	// With an SGLang at its own default too: both, each a replica of its own.
+	lookup, _, absent = placeProbedTargets(lookupOf(map[string]string{dcgmExporterVariable: none}),
+		at(map[string]finding{"127.0.0.1:8000": {serves: sglang}, "127.0.0.1:30000": {serves: sglang}}))
+	assert.Empty(t, absent)
+	assert.Equal(t, []any{entry("127.0.0.1:30000", "sglang", "sglang-30000"), entry("127.0.0.1:8000", "sglang", "sglang-8000")},
+		staticConfigs(t, lookup)["sglang"])
+
+	// MODELPLANE_SGLANG_TARGET set elsewhere: the SGLang at 8000 is not taken, and the log says
+	// how to.
+	_, moved, absent = placeProbedTargets(lookupOf(map[string]string{"MODELPLANE_SGLANG_TARGET": "127.0.0.1:30001", dcgmExporterVariable: none}),
+		at(map[string]finding{"127.0.0.1:8000": {serves: sglang}}))
+	assert.Empty(t, moved)
+	require.Len(t, absent, 1)
+	assert.Equal(t, "it serves SGLang's page, and MODELPLANE_SGLANG_TARGET is set: list this address in it to scrape it", absent[0].what())
+
+	// A dcgm-exporter's page is not an engine's: never moved to an engine's job.
+	_, moved, absent = placeProbedTargets(lookupOf(map[string]string{"MODELPLANE_SGLANG_TARGET": none}),
+		at(map[string]finding{"127.0.0.1:8000": {serves: &probedTargets[2]}}))
+	assert.Empty(t, moved)
+	assert.Len(t, absent, 2)
+
+	// SGLang without --enable-metrics serves no /metrics: said, with the reason.
+	_, _, absent = placeProbedTargets(lookupOf(map[string]string{"MODELPLANE_VLLM_TARGET": none, dcgmExporterVariable: none}),
+		at(map[string]finding{"127.0.0.1:30000": {why: "GET /metrics answered 404 Not Found", notFound: true}}))
+	require.Len(t, absent, 1)
+	assert.Equal(t, "GET /metrics answered 404 Not Found; SGLang serves /metrics only when started with --enable-metrics", absent[0].what())
+}
+
+func resolved(t *testing.T, lookup func(string) (string, bool)) *confmap.Conf {
+	t.Helper()
+	r, err := retrieveDefault(lookup)
 	require.NoError(t, err)
-	addr := l.Addr().String()
-	assert.True(t, answers(addr))
-	require.NoError(t, l.Close())
-	assert.False(t, answers(addr))
+	raw, err := r.AsRaw()
+	require.NoError(t, err)
+	return confmap.NewFromStringMap(raw.(map[string]any))
+}
+
+// ownPage finds at each default address its own target's page.
+func ownPage(addr string) finding {
+	for i, p := range probedTargets {
+		if valueOf(p.variable, unset) == addr {
+			return finding{serves: &probedTargets[i]}
+		}
+	}
+	return finding{why: "nothing listens there"}
 }

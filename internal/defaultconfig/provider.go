@@ -74,7 +74,7 @@ func (p provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc)
 		return nil, fmt.Errorf("%q: the modelplane scheme serves %s:%s", uri, scheme, strings.Join(Names(), ", "+scheme+":"))
 	}
 	if uri == URI {
-		r, err := p.retrieveEmbedded(os.LookupEnv, answers, collectorreload.Func())
+		r, err := p.retrieveEmbedded(os.LookupEnv, identify, collectorreload.Func())
 		if err != nil {
 			return nil, fmt.Errorf("the embedded default (%s): %w", URI, err)
 		}
@@ -84,9 +84,9 @@ func (p provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc)
 }
 
 // retrieveEmbedded returns the embedded default for the environment lookup reads. Where it
-// leaves a target out because nothing answers (probedTargets), and the collector can reload,
-// it watches for it until the collector loads its configuration again.
-func (p provider) retrieveEmbedded(lookup func(string) (string, bool), answers func(string) bool, reload func() error) (*confmap.Retrieved, error) {
+// leaves a target out because its page is not served (probedTargets), and the collector can
+// reload, it watches for it until the collector loads its configuration again.
+func (p provider) retrieveEmbedded(lookup func(string) (string, bool), probe func(string) finding, reload func() error) (*confmap.Retrieved, error) {
 	if err := checkEnv(lookup); err != nil {
 		return nil, err
 	}
@@ -95,7 +95,12 @@ func (p provider) retrieveEmbedded(lookup func(string) (string, bool), answers f
 		p.logger.Info(y.variable+" is unset, and "+y.to+" names its default address: no "+targetJobs[y.variable]+" job",
 			zap.String("address", y.addr))
 	}
-	shaped, absent := withoutAbsentTargets(lookup, answers)
+	shaped, moved, absent := placeProbedTargets(lookup, probe)
+	for _, m := range moved {
+		p.logger.Info(m.found.article+" "+m.found.name+" answers at "+m.at.name+"'s default address: the "+targetJobs[m.found.variable]+
+			" job scrapes it there, and there is no "+targetJobs[m.at.variable]+" job. Set "+m.at.variable+" to scrape a "+m.at.name+" elsewhere",
+			zap.String("address", m.addr))
+	}
 	if len(absent) == 0 {
 		return retrieveDefault(shaped)
 	}
@@ -107,7 +112,7 @@ func (p provider) retrieveEmbedded(lookup func(string) (string, bool), answers f
 			msg += a.meanwhile + ", and "
 		}
 		msg += "the default scrapes none. "
-		fields := []zap.Field{zap.String("address", a.addr)}
+		fields := []zap.Field{zap.String("address", a.addr), zap.String("found", a.what())}
 		if reload == nil {
 			msg += "To scrape one that starts later, set " + a.variable + " or reload the collector once it answers"
 		} else {
@@ -120,7 +125,8 @@ func (p provider) retrieveEmbedded(lookup func(string) (string, bool), answers f
 	if reload == nil {
 		return retrieveDefault(shaped)
 	}
-	stop := watchForTargets(absent, interval, answers, reload, p.logger)
+	stop := watchForTargets(absent, interval, func(a absentTarget) *probedTarget { return scrapedBy(a.probedTarget, probe(a.addr), lookup) },
+		reload, p.logger)
 	r, err := retrieveDefault(shaped, confmap.WithRetrievedClose(stop))
 	if err != nil {
 		_ = stop(context.Background())

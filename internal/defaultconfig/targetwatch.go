@@ -12,14 +12,14 @@ import (
 // not validate) waits before the next try: each try validates in a child process.
 var reloadRetry = 5 * time.Minute
 
-// watchForTargets probes the addresses where the default left a target out because nothing
-// answered, every interval until one does, then asks the collector to reload its
-// configuration: the default, loaded again, scrapes what answers now (and leaves out, and
-// watches, what still does not). On a host whose engine or dcgm-exporter starts after the
+// watchForTargets probes the addresses where the default left a target out because its page
+// was not served, every interval until a page that a job would scrape is (scrapedBy), then
+// asks the collector to reload its configuration: the default, loaded again, scrapes what
+// answers now (and leaves out, and watches, what still does not). On a host whose engine or dcgm-exporter starts after the
 // collector (at boot, or a later install), the series are then
 // scraped as on a host that started it first. It returns the function that stops it, which
 // the collector calls when it loads its configuration again or shuts down.
-func watchForTargets(absent []absentTarget, interval time.Duration, answers func(string) bool, reload func() error, logger *zap.Logger) func(context.Context) error {
+func watchForTargets(absent []absentTarget, interval time.Duration, scrapedBy func(absentTarget) *probedTarget, reload func() error, logger *zap.Logger) func(context.Context) error {
 	stop := make(chan struct{})
 	wait := func(d time.Duration) bool {
 		t := time.NewTimer(d)
@@ -31,25 +31,25 @@ func watchForTargets(absent []absentTarget, interval time.Duration, answers func
 			return true
 		}
 	}
-	answering := func() (absentTarget, bool) {
+	answering := func() (string, *probedTarget) {
 		for _, a := range absent {
-			if answers(a.addr) {
-				return a, true
+			if by := scrapedBy(a); by != nil {
+				return a.addr, by
 			}
 		}
-		return absentTarget{}, false
+		return "", nil
 	}
 	go func() {
 		for wait(interval) {
-			a, ok := answering()
-			if !ok {
+			addr, a := answering()
+			if a == nil {
 				continue
 			}
 			taken := a.article + " " + a.name + " answers now: reloading the configuration to scrape it"
 			if a.then != "" {
 				taken += "; " + a.then
 			}
-			logger.Info(taken, zap.String("address", a.addr))
+			logger.Info(taken, zap.String("address", addr))
 			err := reload()
 			if err == nil {
 				return

@@ -26,14 +26,14 @@ type exporterHost struct {
 	done      atomic.Int32 // reloads that went through
 }
 
-func (h *exporterHost) answers(addr string) bool {
-	switch addr {
-	case "127.0.0.1:8000":
-		return true
-	case "127.0.0.1:30000":
-		return h.sglang.Load()
+func (h *exporterHost) probe(addr string) finding {
+	switch {
+	case addr == "127.0.0.1:8000",
+		addr == "127.0.0.1:30000" && h.sglang.Load(),
+		addr == "127.0.0.1:9400" && h.answering.Load():
+		return ownPage(addr)
 	}
-	return h.answering.Load()
+	return finding{why: "nothing listens there"}
 }
 
 func (h *exporterHost) reload() error {
@@ -48,7 +48,7 @@ func (h *exporterHost) reload() error {
 func retrieveOn(t *testing.T, h *exporterHost, reload func() error) (*confmap.Retrieved, *observer.ObservedLogs) {
 	t.Helper()
 	core, logs := observer.New(zapcore.InfoLevel)
-	r, err := provider{logger: zap.New(core)}.retrieveEmbedded(lookupOf(map[string]string{"MODELPLANE_SCRAPE_INTERVAL": "10ms"}), h.answers, reload)
+	r, err := provider{logger: zap.New(core)}.retrieveEmbedded(lookupOf(map[string]string{"MODELPLANE_SCRAPE_INTERVAL": "10ms"}), h.probe, reload)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, r.Close(context.Background())) })
 	return r, logs
@@ -154,4 +154,47 @@ func TestLateExporterWithoutReload(t *testing.T) {
 	r, logs := retrieveOn(t, h, nil)
 	assert.Equal(t, []string{"vllm", "sglang"}, jobsOf(t, r))
 	assert.Equal(t, 1, logs.FilterMessageSnippet("set "+dcgmExporterVariable+" or reload the collector").Len())
+}
+
+// A vLLM that listens but does not answer yet (loading its model) is left out, the log saying
+// what was found, and taken up once it serves, as a late one is. Here what comes to serve at
+// vLLM's address is an SGLang (--port 8000): the reload has the sglang job scrape it there.
+func TestLoadingEngineIsTakenUp(t *testing.T) {
+	var serving atomic.Bool
+	probe := func(addr string) finding {
+		if addr != "127.0.0.1:8000" {
+			return finding{why: "nothing listens there"}
+		}
+		if serving.Load() {
+			return finding{serves: &probedTargets[1]}
+		}
+		return finding{why: "it accepts connections but did not answer GET /metrics within 3s"}
+	}
+	h := new(exporterHost)
+	env := lookupOf(map[string]string{"MODELPLANE_SCRAPE_INTERVAL": "10ms", dcgmExporterVariable: none})
+	core, logs := observer.New(zapcore.InfoLevel)
+	r, err := provider{logger: zap.New(core)}.retrieveEmbedded(env, probe, h.reload)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, r.Close(context.Background())) })
+	assert.Empty(t, jobsOf(t, r))
+	left := logs.FilterMessageSnippet("No vLLM answers on this host").All()
+	require.Len(t, left, 1)
+	assert.Equal(t, "it accepts connections but did not answer GET /metrics within 3s", left[0].ContextMap()["found"])
+
+	time.Sleep(50 * time.Millisecond)
+	assert.Zero(t, h.reloads.Load(), "nothing serves yet")
+	serving.Store(true)
+	require.Eventually(t, func() bool { return h.reloads.Load() == 1 }, 5*time.Second, time.Millisecond)
+	taken := logs.FilterMessageSnippet("An SGLang answers now: reloading the configuration to scrape it").All()
+	require.Len(t, taken, 1)
+	assert.Equal(t, "127.0.0.1:8000", taken[0].ContextMap()["address"])
+
+	core, logs = observer.New(zapcore.InfoLevel)
+	again, err := provider{logger: zap.New(core)}.retrieveEmbedded(env, probe, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"sglang"}, jobsOf(t, again))
+	require.Equal(t, 1, logs.Len(), "the move, and no SGLang looked for at its own address")
+	assert.Equal(t, "An SGLang answers at vLLM's default address: the sglang job scrapes it there, and there is no vllm job. Set MODELPLANE_VLLM_TARGET to scrape a vLLM elsewhere",
+		logs.All()[0].Message)
+	assert.Equal(t, "127.0.0.1:8000", logs.All()[0].ContextMap()["address"])
 }

@@ -1,0 +1,83 @@
+package defaultconfig
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"syscall"
+	"time"
+)
+
+// finding is what a probe found at a default address: the probed target whose page is served
+// there, or why none is.
+type finding struct {
+	serves *probedTarget // nil: no page of ours
+	why    string        // where serves is nil
+	// notFound: something serves HTTP there, but no /metrics (an SGLang started without
+	// --enable-metrics).
+	notFound bool
+}
+
+// probeTimeout is how long a probe waits for a page. A loaded engine answers /metrics in
+// milliseconds; vLLM binds its port before it loads its model, and answers nothing until it
+// has, which can take minutes.
+var probeTimeout = 3 * time.Second
+
+var probeClient = &http.Client{
+	Transport: &http.Transport{
+		Proxy:             nil, // default addresses are this host's
+		DialContext:       (&net.Dialer{Timeout: 300 * time.Millisecond}).DialContext,
+		DisableKeepAlives: true,
+	},
+}
+
+// probeReadLimit bounds what a probe reads of a page that has none of the names it looks for:
+// the default's body_size_limit, which a scrape would not read past either.
+const probeReadLimit = 16 << 20
+
+// identify reads the /metrics page at addr and tells whose it is by its names (vllm:,
+// sglang:, DCGM_FI_): a port that merely accepts connections is not yet an engine (vLLM
+// while it loads its model), and one serving another program's page, or another engine's,
+// is not the engine its port is the default of.
+func identify(addr string) finding {
+	client := *probeClient
+	client.Timeout = probeTimeout
+	req, err := http.NewRequest(http.MethodGet, "http://"+addr+"/metrics", nil)
+	if err != nil {
+		return finding{why: err.Error()}
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	resp, err := client.Do(req)
+	if err != nil {
+		switch {
+		case errors.Is(err, syscall.ECONNREFUSED):
+			return finding{why: "nothing listens there"}
+		case os.IsTimeout(err) || errors.Is(err, os.ErrDeadlineExceeded):
+			return finding{why: "it accepts connections but did not answer GET /metrics within " + probeTimeout.String() +
+				" (an engine loading its model listens before it answers)"}
+		}
+		return finding{why: "GET /metrics: " + err.Error()}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return finding{why: "GET /metrics answered " + resp.Status, notFound: resp.StatusCode == http.StatusNotFound}
+	}
+	lines := bufio.NewScanner(io.LimitReader(resp.Body, probeReadLimit))
+	lines.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for lines.Scan() {
+		name := lines.Bytes()
+		if bytes.HasPrefix(name, []byte("# ")) {
+			name = bytes.TrimPrefix(bytes.TrimPrefix(name, []byte("# HELP ")), []byte("# TYPE "))
+		}
+		for i := range probedTargets {
+			if bytes.HasPrefix(name, []byte(probedTargets[i].marker)) {
+				return finding{serves: &probedTargets[i]}
+			}
+		}
+	}
+	return finding{why: "its /metrics has no series of vLLM (vllm:), SGLang (sglang:) or a dcgm-exporter (DCGM_FI_)"}
+}
