@@ -488,6 +488,26 @@ func TestEmbeddedDefaultNIMOnVLLMsPort(t *testing.T) {
 	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"))
 }
 
+// The same NIM with MODELPLANE_NIM_TARGET left unset too: its port answers /metrics with 404,
+// so the default does not read it as a vLLM, counts no failed scrape, and says how to read it.
+// Before, the vLLM job scraped it and failed every interval.
+func TestEmbeddedDefaultNIMUnnamed(t *testing.T) {
+	const nimAddr = "127.0.0.1:8000"
+	skipIfTaken(t, nimAddr)
+	startNIMAt(t, nimAddr)
+	sglang := startEngine(t, "sglang", "sglang.prom", nil) // a job that runs, so that scrapes are counted
+	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
+	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_SGLANG_TARGET="+sglang.Addr, "MODELPLANE_DCGM_EXPORTER_TARGET=none",
+		"MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint, "MODELPLANE_TELEMETRY_ENDPOINT="+telemetry, "MODELPLANE_SCRAPE_INTERVAL=1s"), collectorBin)
+	eventually(t, "the other job's series", func() bool { return count(servedLines(t, endpoint), "modelplane_requests_waiting{") == 1 })
+	time.Sleep(3 * time.Second)
+	out := col.out.String()
+	assert.Contains(t, out, "No vLLM answers on this host")
+	assert.Contains(t, out, "GET /metrics answered 404 Not Found; a vLLM serves /metrics; an NVIDIA NIM, which serves on this port too, has its metrics at /v1/metrics, read with MODELPLANE_NIM_TARGET=127.0.0.1:8000")
+	assert.NotContains(t, out, `"jobName": "vllm"`)
+	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{", `scrape_job="vllm"`))
+}
+
 // skipIfTaken skips a test that must serve at one of the default's addresses where something
 // else already listens there.
 func skipIfTaken(t *testing.T, addr string) {

@@ -100,7 +100,8 @@ type probedTarget struct {
 // none, is used as it is: the way to have an address scraped, and its failures counted,
 // whether it answers or not. NIM's job runs only when asked for, so it is never probed.
 var probedTargets = []probedTarget{
-	{variable: "MODELPLANE_VLLM_TARGET", article: "A", name: "vLLM", marker: "vllm:", engine: true},
+	{variable: "MODELPLANE_VLLM_TARGET", article: "A", name: "vLLM", marker: "vllm:", engine: true,
+		notFound: "a vLLM serves /metrics; an NVIDIA NIM, which serves on this port too, has its metrics at /v1/metrics, read with MODELPLANE_NIM_TARGET=127.0.0.1:8000"},
 	{variable: "MODELPLANE_SGLANG_TARGET", article: "An", name: "SGLang", marker: "sglang:", engine: true,
 		notFound: "SGLang serves /metrics only when started with --enable-metrics"},
 	{variable: dcgmExporterVariable, article: "A", name: "dcgm-exporter", marker: "DCGM_FI_",

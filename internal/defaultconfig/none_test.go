@@ -198,6 +198,13 @@ func TestEngineFoundAtAnothersAddress(t *testing.T) {
 		at(map[string]finding{"127.0.0.1:30000": {why: "GET /metrics answered 404 Not Found", notFound: true}}))
 	require.Len(t, absent, 1)
 	assert.Equal(t, "GET /metrics answered 404 Not Found; SGLang serves /metrics only when started with --enable-metrics", absent[0].what())
+
+	// Nor does a NIM on vLLM's port, which serves /v1/metrics: the log says how to read it.
+	_, _, absent = placeProbedTargets(lookupOf(map[string]string{"MODELPLANE_SGLANG_TARGET": none, dcgmExporterVariable: none}),
+		at(map[string]finding{"127.0.0.1:8000": {why: "GET /metrics answered 404 Not Found", notFound: true}}))
+	require.Len(t, absent, 1)
+	assert.Equal(t, "GET /metrics answered 404 Not Found; a vLLM serves /metrics; an NVIDIA NIM, which serves on this port too, has its metrics at /v1/metrics, read with MODELPLANE_NIM_TARGET=127.0.0.1:8000",
+		absent[0].what())
 }
 
 func resolved(t *testing.T, lookup func(string) (string, bool)) *confmap.Conf {
