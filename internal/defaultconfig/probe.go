@@ -79,5 +79,7 @@ func identify(addr string) finding {
 			}
 		}
 	}
-	return finding{why: "its /metrics has no series of vLLM (vllm:), SGLang (sglang:) or a dcgm-exporter (DCGM_FI_)"}
+	// "yet": an engine that sets its gauges only when it logs its stats may serve a page
+	// without them at first; the watch looks again every interval.
+	return finding{why: "its /metrics has no series of vLLM (vllm:), SGLang (sglang:) or a dcgm-exporter (DCGM_FI_) yet"}
 }

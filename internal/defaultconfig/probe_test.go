@@ -44,7 +44,7 @@ func TestIdentify(t *testing.T) {
 
 	f := identify(serving(page("gateway-genai.prom"), http.StatusOK))
 	assert.Nil(t, f.serves)
-	assert.Equal(t, "its /metrics has no series of vLLM (vllm:), SGLang (sglang:) or a dcgm-exporter (DCGM_FI_)", f.why)
+	assert.Equal(t, "its /metrics has no series of vLLM (vllm:), SGLang (sglang:) or a dcgm-exporter (DCGM_FI_) yet", f.why)
 
 	f = identify(serving(nil, http.StatusNotFound))
 	assert.Nil(t, f.serves)
