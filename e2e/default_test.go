@@ -343,23 +343,45 @@ func TestEmbeddedDefaultTakesUpALateExporter(t *testing.T) {
 }
 
 // A vLLM host whose SGLang variable is left unset, as on every host that runs one engine: the
-// default scrapes no SGLang while nothing answers at 127.0.0.1:30000, so no scrape fails and
-// none is counted, and says so once. An SGLang that starts later is taken up by a reload, as
-// a late dcgm-exporter is. Before, the default scraped 127.0.0.1:30000 from the start and
+// default scrapes no SGLang while none serves its page at 127.0.0.1:30000, so no scrape fails
+// and none is counted, and says so once. An SGLang that starts later is taken up by a reload,
+// as a late dcgm-exporter is. Before, the default scraped 127.0.0.1:30000 from the start and
 // failed there every interval.
+//
+// loading: the SGLang has bound its port but does not answer yet, as an engine loading its
+// model does (vLLM binds its port first); the log says what was found. Before, the collector
+// took a connection for an engine and failed every scrape until the model was loaded, which
+// takes minutes.
 func TestEmbeddedDefaultTakesUpALateEngine(t *testing.T) {
+	for _, loading := range []bool{false, true} {
+		t.Run(map[bool]string{false: "late", true: "loading"}[loading], func(t *testing.T) { takesUpALateSGLang(t, loading) })
+	}
+}
+
+func takesUpALateSGLang(t *testing.T, loading bool) {
 	const sglangAddr = "127.0.0.1:30000" // the default's, which the test must use
 	skipIfTaken(t, sglangAddr)
+	var listening net.Listener
+	if loading {
+		var err error
+		listening, err = net.Listen("tcp", sglangAddr) // bound, listening, never answering
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = listening.Close() })
+	}
 	vllm := startEngine(t, "vllm", "vllm.prom", nil)
 	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
 	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_DCGM_EXPORTER_TARGET=none",
 		"MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint, "MODELPLANE_TELEMETRY_ENDPOINT="+telemetry,
 		"MODELPLANE_SCRAPE_INTERVAL=1s"), collectorBin)
 	eventually(t, "the vLLM's series", func() bool { return count(servedLines(t, endpoint), "modelplane_requests_waiting{") == 1 })
-	time.Sleep(3 * time.Second) // three scrape intervals in which an SGLang job would have failed
+	time.Sleep(4 * time.Second) // four scrape intervals in which an SGLang job would have failed
 	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"), "no failed scrape counted")
 	out := col.out.String()
 	assert.Equal(t, 1, strings.Count(out, "No SGLang answers on this host: the default scrapes none"))
+	if loading {
+		assert.Contains(t, out, "it accepts connections but did not answer GET /metrics within 3s")
+		require.NoError(t, listening.Close()) // loaded: it serves
+	}
 	assert.NotContains(t, out, "Failed to scrape Prometheus endpoint")
 
 	sglang, err := demofleet.NewEngine("sglang", sglangAddr, filepath.Join(repoRoot(), "testdata", "exposition", "sglang.prom"))
@@ -374,42 +396,6 @@ func TestEmbeddedDefaultTakesUpALateEngine(t *testing.T) {
 	assert.Contains(t, out, "An SGLang answers now: reloading the configuration to scrape it")
 	assert.Equal(t, 1, strings.Count(out, "Received signal from OS"), "one reload")
 	assert.Equal(t, 1, count(servedLines(t, endpoint), "modelplane_requests_waiting{", `engine="vllm"`), "the vLLM's series go on")
-	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"))
-}
-
-// An SGLang that has bound its port but does not answer yet, as an engine loading its model
-// does (vLLM binds its port first), with its variable unset: the default does not scrape it
-// until it serves its page, so no scrape fails meanwhile, and the log says what was found.
-// Before, the collector took a connection for an engine and failed every scrape until the
-// model was loaded, which takes minutes.
-func TestEmbeddedDefaultWaitsForALoadingEngine(t *testing.T) {
-	const sglangAddr = "127.0.0.1:30000" // the default's, which the test must use
-	skipIfTaken(t, sglangAddr)
-	loading, err := net.Listen("tcp", sglangAddr) // bound, listening, never answering
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = loading.Close() })
-	vllm := startEngine(t, "vllm", "vllm.prom", nil)
-	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
-	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_DCGM_EXPORTER_TARGET=none",
-		"MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint, "MODELPLANE_TELEMETRY_ENDPOINT="+telemetry,
-		"MODELPLANE_SCRAPE_INTERVAL=1s"), collectorBin)
-	eventually(t, "the vLLM's series", func() bool { return count(servedLines(t, endpoint), "modelplane_requests_waiting{") == 1 })
-	time.Sleep(5 * time.Second) // five scrape intervals in which an SGLang job would have failed
-	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"), "no failed scrape counted")
-	out := col.out.String()
-	assert.Equal(t, 1, strings.Count(out, "No SGLang answers on this host: the default scrapes none"))
-	assert.Contains(t, out, "it accepts connections but did not answer GET /metrics within 3s")
-	assert.NotContains(t, out, "Failed to scrape Prometheus endpoint")
-
-	require.NoError(t, loading.Close()) // loaded: it serves
-	sglang, err := demofleet.NewEngine("sglang", sglangAddr, filepath.Join(repoRoot(), "testdata", "exposition", "sglang.prom"))
-	require.NoError(t, err)
-	require.NoError(t, sglang.Start())
-	t.Cleanup(func() { _ = sglang.Stop() })
-	eventually(t, "the SGLang's series", func() bool {
-		return count(servedLines(t, endpoint), "modelplane_requests_waiting{", `engine="sglang"`) == 1
-	})
-	assert.Contains(t, col.out.String(), "An SGLang answers now: reloading the configuration to scrape it")
 	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"))
 }
 
