@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"syscall"
 	"time"
@@ -59,6 +60,11 @@ func identify(addr string) finding {
 		case os.IsTimeout(err) || errors.Is(err, os.ErrDeadlineExceeded):
 			return finding{why: "it accepts connections but did not answer GET /metrics within " + probeTimeout.String() +
 				" (an engine loading its model listens before it answers)"}
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET):
+			return finding{why: "it accepts connections but closes them without an answer (as Docker's proxy does for a published port whose container does not listen yet)"}
+		}
+		if u, ok := errors.AsType[*url.Error](err); ok {
+			err = u.Err // the URL is the one every finding is about
 		}
 		return finding{why: "GET /metrics: " + err.Error()}
 	}

@@ -62,6 +62,24 @@ func TestIdentify(t *testing.T) {
 	assert.Nil(t, f.serves)
 	assert.Equal(t, "it accepts connections but did not answer GET /metrics within 200ms (an engine loading its model listens before it answers)", f.why)
 
+	// One that accepts and closes at once, as Docker's proxy does for a published port whose
+	// container does not listen yet.
+	closing, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	go func() {
+		for {
+			c, err := closing.Accept()
+			if err != nil {
+				return
+			}
+			_ = c.Close()
+		}
+	}()
+	f = identify(closing.Addr().String())
+	assert.Nil(t, f.serves)
+	assert.Equal(t, "it accepts connections but closes them without an answer (as Docker's proxy does for a published port whose container does not listen yet)", f.why)
+	require.NoError(t, closing.Close())
+
 	require.NoError(t, l.Close())
 	f = identify(addr)
 	assert.Nil(t, f.serves)
