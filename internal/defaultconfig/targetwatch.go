@@ -15,9 +15,9 @@ var reloadRetry = 5 * time.Minute
 // watchForTargets probes the addresses where the default left a target out because its page
 // was not served, every interval until a page that a job would scrape is (scrapedBy), then
 // asks the collector to reload its configuration: the default, loaded again, scrapes what
-// answers now (and leaves out, and watches, what still does not). On a host whose engine or dcgm-exporter starts after the
-// collector (at boot, or a later install), the series are then
-// scraped as on a host that started it first. It returns the function that stops it, which
+// answers now (and leaves out, and watches, what still does not). On a host whose engine or
+// dcgm-exporter starts after the collector (at boot, or a later install), or loads its model
+// for minutes, the series are then scraped as on a host that started it first. It returns the function that stops it, which
 // the collector calls when it loads its configuration again or shuts down.
 func watchForTargets(absent []absentTarget, interval time.Duration, scrapedBy func(absentTarget) *probedTarget, reload func() error, logger *zap.Logger) func(context.Context) error {
 	stop := make(chan struct{})
