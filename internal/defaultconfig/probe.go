@@ -3,12 +3,14 @@ package defaultconfig
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -45,22 +47,26 @@ const probeReadLimit = 16 << 20
 // while it loads its model), and one serving another program's page, or another engine's,
 // is not the engine its port is the default of.
 func identify(addr string) finding {
-	client := *probeClient
-	client.Timeout = probeTimeout
-	req, err := http.NewRequest(http.MethodGet, "http://"+addr+"/metrics", nil)
+	// The deadline covers reading the page too.
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
 	if err != nil {
 		return finding{why: err.Error()}
 	}
 	req.Header.Set("Accept", "text/plain;version=0.0.4")
-	resp, err := client.Do(req)
+	resp, err := probeClient.Do(req)
 	if err != nil {
 		switch {
 		case errors.Is(err, syscall.ECONNREFUSED):
 			return finding{why: "nothing listens there"}
-		case os.IsTimeout(err) || errors.Is(err, os.ErrDeadlineExceeded):
+		case errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err):
 			return finding{why: "it accepts connections but did not answer GET /metrics within " + probeTimeout.String() +
 				" (an engine loading its model listens before it answers)"}
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET):
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+			// net/http's error for a connection closed before the request went out, which it
+			// does not export.
+			strings.Contains(err.Error(), "server closed idle connection"):
 			return finding{why: "it accepts connections but closes them without an answer (as Docker's proxy does for a published port whose container does not listen yet)"}
 		}
 		if u, ok := errors.AsType[*url.Error](err); ok {
