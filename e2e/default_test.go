@@ -326,10 +326,7 @@ func TestEmbeddedDefaultTakesUpALateExporter(t *testing.T) {
 	assert.Zero(t, count(servedLines(t, endpoint), "modelplane_gpu_"))
 	assert.Contains(t, col.out.String(), "No dcgm-exporter answers on this host")
 
-	exporter, err := demofleet.NewEngine("dcgm-exporter", exporterAddr, filepath.Join(repoRoot(), "testdata", "exposition", "dcgm-exporter.prom"))
-	require.NoError(t, err)
-	require.NoError(t, exporter.Start())
-	t.Cleanup(func() { _ = exporter.Stop() })
+	startEngineAt(t, exporterAddr, "dcgm-exporter", "dcgm-exporter.prom")
 
 	eventually(t, "the exporter's GPU series", func() bool {
 		return count(servedLines(t, endpoint), "modelplane_gpu_memory_used_bytes{", `node="gpu-1"`) == 2
@@ -384,10 +381,7 @@ func takesUpALateSGLang(t *testing.T, loading bool) {
 	}
 	assert.NotContains(t, out, "Failed to scrape Prometheus endpoint")
 
-	sglang, err := demofleet.NewEngine("sglang", sglangAddr, filepath.Join(repoRoot(), "testdata", "exposition", "sglang.prom"))
-	require.NoError(t, err)
-	require.NoError(t, sglang.Start())
-	t.Cleanup(func() { _ = sglang.Stop() })
+	startEngineAt(t, sglangAddr, "sglang", "sglang.prom")
 
 	eventually(t, "the SGLang's series", func() bool {
 		return count(servedLines(t, endpoint), "modelplane_requests_waiting{", `engine="sglang"`) == 1
@@ -406,10 +400,7 @@ func TestEmbeddedDefaultSGLangOnVLLMsPort(t *testing.T) {
 	const addr = "127.0.0.1:8000" // vLLM's default, which the test must use
 	skipIfTaken(t, addr)
 	skipIfTaken(t, "127.0.0.1:30000") // SGLang's own, which must be free
-	sglang, err := demofleet.NewEngine("sglang", addr, filepath.Join(repoRoot(), "testdata", "exposition", "sglang.prom"))
-	require.NoError(t, err)
-	require.NoError(t, sglang.Start())
-	t.Cleanup(func() { _ = sglang.Stop() })
+	startEngineAt(t, addr, "sglang", "sglang.prom")
 	endpoint, telemetry := freeport.Addr(t), freeport.Addr(t)
 	col := startWithEnv(t, append(os.Environ(), "MODELPLANE_DCGM_EXPORTER_TARGET=none",
 		"MODELPLANE_PROMETHEUS_ENDPOINT="+endpoint, "MODELPLANE_TELEMETRY_ENDPOINT="+telemetry,

@@ -188,16 +188,24 @@ type engine struct {
 
 func startEngine(t *testing.T, job, file string, labels map[string]string) *engine {
 	t.Helper()
+	e := startEngineAt(t, "127.0.0.1:0", job, file)
+	e.Labels = labels
+	return e
+}
+
+// startEngineAt serves the page at addr, such as one of the embedded default's addresses.
+func startEngineAt(t *testing.T, addr, job, file string) *engine {
+	t.Helper()
 	path := file
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(repoRoot(), "testdata", "exposition", file)
 	}
-	e, err := demofleet.NewEngine(job, "127.0.0.1:0", path)
+	e, err := demofleet.NewEngine(job, addr, path)
 	require.NoError(t, err)
 	e.OpenMetrics = demofleet.SpeaksOpenMetrics(job) // as the real engines answer the receiver
 	require.NoError(t, e.Start())
 	t.Cleanup(func() { _ = e.Stop() })
-	return &engine{Job: job, Addr: e.Addr, Labels: labels, e: e}
+	return &engine{Job: job, Addr: e.Addr, e: e}
 }
 
 var collectorConfig = template.Must(template.New("c").Parse(`

@@ -84,8 +84,8 @@ type probedTarget struct {
 	// engine: an engine's page found at another engine's default address (an SGLang started
 	// with --port 8000) is scraped by its own engine's job, with its own labels.
 	engine bool
-	// notFound says why its port may serve HTTP but no /metrics; empty: nothing to add.
-	notFound string
+	// noPageHint says why its port may serve HTTP but no /metrics; empty: nothing to add.
+	noPageHint string
 	// meanwhile says what stands in while it is left out, and then what changes once it is
 	// scraped; empty: nothing.
 	meanwhile, then string
@@ -101,9 +101,9 @@ type probedTarget struct {
 // whether it answers or not. NIM's job runs only when asked for, so it is never probed.
 var probedTargets = []probedTarget{
 	{variable: "MODELPLANE_VLLM_TARGET", article: "A", name: "vLLM", marker: "vllm:", engine: true,
-		notFound: "a vLLM serves /metrics; an NVIDIA NIM, which serves on this port too, has its metrics at /v1/metrics, read with MODELPLANE_NIM_TARGET=127.0.0.1:8000"},
+		noPageHint: "a vLLM serves /metrics; an NVIDIA NIM, which serves on this port too, has its metrics at /v1/metrics, read with MODELPLANE_NIM_TARGET=127.0.0.1:8000"},
 	{variable: "MODELPLANE_SGLANG_TARGET", article: "An", name: "SGLang", marker: "sglang:", engine: true,
-		notFound: "SGLang serves /metrics only when started with --enable-metrics"},
+		noPageHint: "SGLang serves /metrics only when started with --enable-metrics"},
 	{variable: dcgmExporterVariable, article: "A", name: "dcgm-exporter", marker: "DCGM_FI_",
 		meanwhile: "the dcgm receiver reads the GPUs itself", then: "the dcgm receiver then leaves it the GPUs"},
 }
@@ -130,12 +130,15 @@ type movedTarget struct {
 // those left out; an engine's page found at another engine's default address has that engine's
 // variable, if unset, name it (listed after its own default's where that serves it too).
 func placeProbedTargets(lookup func(string) (string, bool), probe func(addr string) finding) (func(string) (string, bool), []movedTarget, []absentTarget) {
-	findings := make([]finding, len(probedTargets))
-	var wg sync.WaitGroup
-	for i, p := range probedTargets {
-		if _, set := lookup(p.variable); set {
-			continue
+	var probed []probedTarget
+	for _, p := range probedTargets {
+		if _, set := lookup(p.variable); !set {
+			probed = append(probed, p)
 		}
+	}
+	findings := make([]finding, len(probed))
+	var wg sync.WaitGroup
+	for i, p := range probed {
 		wg.Go(func() { findings[i] = probe(valueOf(p.variable, unset)) })
 	}
 	wg.Wait()
@@ -143,10 +146,7 @@ func placeProbedTargets(lookup func(string) (string, bool), probe func(addr stri
 	placed := map[string][]string{} // variable -> the addresses its job scrapes
 	var moved []movedTarget
 	var absent []absentTarget
-	for i, p := range probedTargets {
-		if _, set := lookup(p.variable); set {
-			continue
-		}
+	for i, p := range probed {
 		addr, f := valueOf(p.variable, unset), findings[i]
 		switch by := scrapedBy(p, f, lookup); {
 		case by == nil:
@@ -164,18 +164,16 @@ func placeProbedTargets(lookup func(string) (string, bool), probe func(addr stri
 	if len(absent) == 0 && len(moved) == 0 {
 		return lookup, nil, nil
 	}
+	given := map[string]string{} // each probed variable as the probe places it
+	for _, p := range probed {
+		given[p.variable] = none
+		if addrs := placed[p.variable]; len(addrs) > 0 {
+			given[p.variable] = strings.Join(addrs, ",")
+		}
+	}
 	return func(name string) (string, bool) {
-		for _, p := range probedTargets {
-			if p.variable != name {
-				continue
-			}
-			if _, set := lookup(name); set {
-				break
-			}
-			if addrs, ok := placed[name]; ok {
-				return strings.Join(addrs, ","), true
-			}
-			return none, true
+		if v, ok := given[name]; ok {
+			return v, true
 		}
 		return lookup(name)
 	}, moved, absent
@@ -202,8 +200,8 @@ func (a absentTarget) what() string {
 	switch {
 	case a.found.serves != nil:
 		return "it serves " + a.found.serves.name + "'s page, and " + a.found.serves.variable + " is set: list this address in it to scrape it"
-	case a.found.notFound && a.notFound != "":
-		return a.found.why + "; " + a.notFound
+	case a.found.notFound && a.noPageHint != "":
+		return a.found.why + "; " + a.noPageHint
 	}
 	return a.found.why
 }
