@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/NVIDIA/go-nvml v0.13.4-1
+	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/google/go-containerregistry v0.22.1
 	github.com/google/rpmpack v0.7.1
 	github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusexporter v0.161.0
@@ -126,7 +127,6 @@ require (
 	github.com/brunoscheufler/aws-ecs-metadata-go v0.0.0-20221221133751-67e37ae746cd // indirect
 	github.com/buger/jsonparser v1.1.2 // indirect
 	github.com/cavaliergopher/cpio v1.0.1 // indirect
-	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cenkalti/backoff/v7 v7.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/cncf/xds/go v0.0.0-20260202195803-dba9d589def2 // indirect

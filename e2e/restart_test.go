@@ -2,12 +2,14 @@ package e2e
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
 
@@ -24,18 +26,24 @@ func TestRestartDuringOutageRemoteWriteLoss(t *testing.T) {
 	prom.stop(t)
 	before := vllm.e.Rounds()
 	time.Sleep(10 * time.Second)
-	// A stopping collector keeps retrying its queue (timeout 10m), so, as the kubelet does
-	// after the grace period, kill it if it has not exited within 5 s.
+	// Stopped as the kubelet stops a pod: killed if it has not exited within the default
+	// grace period of 30 s. The exporter retries what it holds for 15 s of its shutdown,
+	// then drops it and says so, so the collector exits by itself; before, it went on
+	// retrying until the batches' 10-minute timeout and was killed.
 	require.NoError(t, col.cmd.Process.Signal(os.Interrupt))
 	exited := make(chan struct{})
 	go func() { _, _ = col.cmd.Process.Wait(); close(exited) }()
 	select {
 	case <-exited:
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		_ = col.cmd.Process.Kill()
 		<-exited
+		t.Error("the collector did not stop within the kubelet's grace period: killed")
 	}
 	queued := vllm.e.Rounds() - before
+	out := col.out.String()
+	assert.True(t, strings.Contains(out, deliverywatch.GivesUp), "the exporter says that it drops what the backend did not take")
+	assert.True(t, strings.Contains(out, "Exporting failed. Dropping data."), "the queue drops each batch, with a count of its points")
 	startCollector(t, setup)
 	time.Sleep(10 * time.Second)
 	prom.start(t)

@@ -10,6 +10,7 @@ package prometheusremotewriteexporter // import "github.com/modelplaneai/otelcol
 
 import (
 	"fmt"
+	"time"
 
 	contrib "github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusremotewriteexporter"
 	"go.opentelemetry.io/collector/config/configmiddleware"
@@ -23,12 +24,24 @@ import (
 // the endpoint and status_code.
 const refusedWrite = "failed to send WriteRequest to remote endpoint"
 
+// giveUpWhenStopping is how long a stopping exporter goes on retrying an endpoint that fails
+// before it drops what it has not delivered. Contrib's exporter retries a batch until its
+// timeout (10 minutes in this distribution's settings) and its shutdown waits for that, so a
+// collector asked to stop (or to reload its exporters) while the backend is down did not
+// stop, and the kubelet killed it after the pod's grace period (30 s by default): 15 s
+// leaves the rest of the collector's shutdown time within that.
+const giveUpWhenStopping = 15 * time.Second
+
 // repeatEvery is how long the same failure of an endpoint is held before a line counts it:
 // retries come every few seconds for as long as a backend is down.
 const repeatEvery = deliverywatch.RepeatEvery
 
 // NewFactory returns the factory of the prometheus_remote_write exporter.
 func NewFactory() exporter.Factory {
+	return newFactory(giveUpWhenStopping)
+}
+
+func newFactory(giveUpAfter time.Duration) exporter.Factory {
 	return deliverywatch.Factory(contrib.NewFactory(), deliverywatch.Options{
 		Rules: []repeatlog.Rule{{
 			Message: refusedWrite,
@@ -47,6 +60,8 @@ func NewFactory() exporter.Factory {
 		}},
 		// Contrib's exporter retries a request without an answer silently.
 		LogUnanswered: true,
+		// And it retries inside its own loop, which its shutdown does not interrupt.
+		GiveUpWhenStopping: giveUpAfter,
 		// The client is HTTP: contrib moves the top-level settings there when it unmarshals.
 		WithWatch: deliverywatch.Watched(func(c *contrib.Config) *[]configmiddleware.Config { return &c.HTTP.Middlewares }),
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,8 +12,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch/deliverywatchtest"
@@ -104,4 +108,126 @@ func TestAnEndpointThatDoesNotAnswerInTimeIsLogged(t *testing.T) {
 	lines := logs.FilterMessage(deliverywatch.Unanswered).All()
 	require.NotEmpty(t, lines)
 	assert.Contains(t, lines[0].ContextMap()["error"], "no answer before the request's deadline")
+}
+
+// serve answers every write on a loopback address with handle, and counts the writes.
+func serve(t *testing.T, handle func(w http.ResponseWriter, r *http.Request)) (string, *atomic.Int32) {
+	t.Helper()
+	var writes atomic.Int32
+	srv := &http.Server{ReadHeaderTimeout: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writes.Add(1)
+		handle(w, r)
+	})}
+	ln, err := net.Listen("tcp", freeport.Addr(t))
+	require.NoError(t, err)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return "http://" + ln.Addr().String() + "/api/v1/write", &writes
+}
+
+// startQueued starts the exporter with the delivery settings of docs/reliability.md (a
+// queue, retries without an end for up to 10 minutes, one write at a time), giving up
+// giveUpAfter into its shutdown, and queues batches of one point each.
+func startQueued(t *testing.T, endpoint string, giveUpAfter time.Duration, batches int) (func() error, *observer.ObservedLogs) {
+	t.Helper()
+	f := newFactory(giveUpAfter)
+	cfg := f.CreateDefaultConfig()
+	require.NoError(t, confmap.NewFromStringMap(map[string]any{
+		"endpoint":                      endpoint,
+		"remote_write_queue":            map[string]any{"queue_size": 10000},
+		"max_batch_request_parallelism": 1,
+		"retry_on_failure":              map[string]any{"enabled": true, "initial_interval": "20ms", "max_interval": "100ms", "max_elapsed_time": 0},
+		"timeout":                       "10m",
+	}).Unmarshal(cfg))
+	core, logs := observer.New(zapcore.InfoLevel)
+	set := exportertest.NewNopSettings(f.Type())
+	set.Logger = zap.New(core)
+	exp, err := f.CreateMetrics(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	for range batches {
+		require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
+	}
+	return func() error { return exp.Shutdown(context.Background()) }, logs
+}
+
+// shutDown runs shutdown and fails the test if it has not returned after a minute, where
+// contrib's exporter alone would go on retrying until its 10-minute timeout.
+func shutDown(t *testing.T, shutdown func() error) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- shutdown() }()
+	select {
+	case err := <-done:
+		assert.NoError(t, err)
+	case <-time.After(time.Minute):
+		t.Fatal("the exporter still retries a minute into its shutdown: the collector cannot stop until the 10-minute timeout")
+	}
+}
+
+// droppedPoints sums the points the exporter's queue says it dropped.
+func droppedPoints(logs *observer.ObservedLogs) int64 {
+	var n int64
+	for _, e := range logs.FilterMessageSnippet("Exporting failed. Dropping data.").All() {
+		n += e.ContextMap()["dropped_items"].(int64)
+	}
+	return n
+}
+
+// A collector asked to stop while its remote-write backend answers 503 (or refuses
+// connections) stops: the exporter retries what it holds for the time it is given, then
+// says that it gives up, and the queue drops each batch with a count of its points. Before,
+// the exporter's shutdown waited for every batch's retries to reach the 10-minute timeout,
+// and the kubelet killed the collector after the pod's grace period with nothing said.
+func TestAStoppingExporterGivesUpOnAFailingEndpoint(t *testing.T) {
+	endpoint, writes := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "ingester unavailable", http.StatusServiceUnavailable)
+	})
+	shutdown, logs := startQueued(t, endpoint, 300*time.Millisecond, 5)
+	require.Eventually(t, func() bool { return writes.Load() >= 3 }, 10*time.Second, 10*time.Millisecond, "the first batch is retried")
+	shutDown(t, shutdown)
+
+	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
+	require.Len(t, gaveUp, 1)
+	assert.Equal(t, zapcore.WarnLevel, gaveUp[0].Level)
+	assert.Equal(t, endpoint, gaveUp[0].ContextMap()["endpoint"])
+	assert.Equal(t, "300ms", gaveUp[0].ContextMap()["stopping_for"])
+	assert.GreaterOrEqual(t, gaveUp[0].ContextMap()["failed_requests"], int64(3))
+	assert.EqualValues(t, 5, droppedPoints(logs), "each queued point dropped, and counted")
+	for _, e := range logs.FilterMessageSnippet("Exporting failed. Dropping data.").All() {
+		assert.Contains(t, e.ContextMap()["error"], deliverywatch.ErrGaveUp.Error())
+	}
+	sent := writes.Load()
+	time.Sleep(300 * time.Millisecond)
+	assert.Equal(t, sent, writes.Load(), "nothing is sent after the shutdown")
+}
+
+// An endpoint that takes the write and never answers: the write in flight is cancelled
+// when the exporter gives up, rather than waiting for the client's 10-minute timeout.
+func TestAStoppingExporterCancelsAWriteWithoutAnswer(t *testing.T) {
+	endpoint, writes := serve(t, func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	shutdown, logs := startQueued(t, endpoint, 300*time.Millisecond, 2)
+	require.Eventually(t, func() bool { return writes.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
+	shutDown(t, shutdown)
+
+	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
+	require.Len(t, gaveUp, 1)
+	assert.NotContains(t, gaveUp[0].ContextMap(), "failed_requests", "no write failed: the one in flight had no answer yet")
+	assert.EqualValues(t, 2, droppedPoints(logs))
+	assert.EqualValues(t, 1, writes.Load(), "the second batch is not sent to an endpoint that has not answered the first")
+}
+
+// A backend that accepts writes receives the whole queue at a shutdown, however long that
+// takes: the exporter gives up only on an endpoint that fails.
+func TestAStoppingExporterDeliversToAnEndpointThatAccepts(t *testing.T) {
+	endpoint, writes := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+		time.Sleep(20 * time.Millisecond)
+		w.WriteHeader(http.StatusNoContent)
+	})
+	const batches = 30 // about 0.6 s of writes, past the 50 ms it is given
+	shutdown, logs := startQueued(t, endpoint, 50*time.Millisecond, batches)
+	shutDown(t, shutdown)
+	assert.EqualValues(t, batches, writes.Load())
+	assert.Zero(t, logs.FilterMessage(deliverywatch.GivesUp).Len())
+	assert.Zero(t, droppedPoints(logs))
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension/extensionmiddleware"
 	"go.uber.org/zap"
@@ -27,6 +28,9 @@ const Unanswered = "Export endpoint does not answer"
 
 // AnswersAgain is logged at the first accepted request after failed ones.
 const AnswersAgain = "Export endpoint accepts data again"
+
+// GivesUp is logged when a stopping exporter stops retrying an endpoint that fails.
+const GivesUp = "The collector is stopping and the export endpoint still fails: what is not delivered is dropped"
 
 // ID names a watch among the host's extensions and in a client's middlewares; no
 // configuration can name it, as it is not a component this build has.
@@ -43,12 +47,115 @@ type Watch struct {
 	failed   int       // requests that failed since the last accepted one
 	since    time.Time // when the first of them failed
 	accepted time.Time // when the last accepted request was answered
+	answered time.Time // when the last request was answered, accepted or not
+	inFlight int       // requests sent and not yet answered
+	endpoint string    // the last request's, for the line that gives up
+
+	// giveUpAfter is how long a stopping exporter goes on retrying a failing endpoint (zero:
+	// for as long as the exporter would); stopBegan is when the exporter began to stop, and
+	// gaveUp that giveUpAfter has passed since. abort cancels the requests in flight once the
+	// watch has given up on a failing endpoint.
+	giveUpAfter time.Duration
+	stopBegan   time.Time
+	gaveUp      bool
+	dropping    bool // the watch has given up on a failing endpoint
+	giveUpTimer *time.Timer
+	abortCtx    context.Context
+	abort       context.CancelCauseFunc
 }
 
 // New returns a watch that logs to logger; with logUnanswered, it also logs each request
 // without an answer (a logger that condenses repeats keeps that to a line per cause).
 func New(logger *zap.Logger, logUnanswered bool, now func() time.Time) *Watch {
-	return &Watch{logger: logger, logUnanswered: logUnanswered, now: now}
+	w := &Watch{logger: logger, logUnanswered: logUnanswered, now: now}
+	w.abortCtx, w.abort = context.WithCancelCause(context.Background())
+	return w
+}
+
+// GiveUpWhenStopping makes the watch end the exporter's retries of a failing endpoint after
+// d of its shutdown, for an exporter that retries inside its own loop (remote write), which
+// a shutdown does not interrupt: while its endpoint is down, that loop retries a batch until
+// the exporter's timeout (minutes), and the collector cannot stop (or reload) until then.
+// After d, a request to an endpoint whose last request failed, or that answered none since
+// the stop began, is not sent; one in flight is cancelled; and one that fails ends its
+// batch's retries (ErrGaveUp, which backoff takes as permanent). An endpoint that accepts
+// data goes on receiving the exporter's queue.
+func (w *Watch) GiveUpWhenStopping(d time.Duration) { w.giveUpAfter = d }
+
+// ErrGaveUp ends a batch's retries once the watch has given up on its endpoint.
+var ErrGaveUp = errors.New("the collector is stopping and the endpoint did not accept data in time: batch dropped")
+
+// beginStop starts the time a stopping exporter has left to deliver; endStop ends it.
+func (w *Watch) beginStop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.giveUpAfter <= 0 || w.giveUpTimer != nil {
+		return
+	}
+	w.stopBegan = w.now()
+	w.giveUpTimer = time.AfterFunc(w.giveUpAfter, w.giveUp)
+}
+
+func (w *Watch) endStop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.giveUpTimer != nil {
+		w.giveUpTimer.Stop()
+	}
+}
+
+// giveUp is the end of a stopping exporter's time.
+func (w *Watch) giveUp() {
+	w.mu.Lock()
+	w.gaveUp = true
+	w.mu.Unlock()
+	w.dropIfFailing()
+}
+
+// dropIfFailing, once the watch has given up and the endpoint fails, cancels the requests
+// in flight and says so, once.
+func (w *Watch) dropIfFailing() {
+	w.mu.Lock()
+	if !w.gaveUp || w.dropping || !w.failingLocked() {
+		w.mu.Unlock()
+		return
+	}
+	w.dropping = true
+	failed, since, endpoint := w.failed, w.since, w.endpoint
+	w.mu.Unlock()
+	fields := []zap.Field{zap.String("endpoint", endpoint), zap.String("stopping_for", w.giveUpAfter.String())}
+	if failed > 0 {
+		fields = append(fields, zap.Int("failed_requests", failed), zap.String("failing_for", w.now().Sub(since).Round(time.Second).String()))
+	}
+	w.logger.Warn(GivesUp, fields...)
+	w.abort(ErrGaveUp)
+}
+
+// failingLocked: the last request failed, or one is waiting for an answer and none came
+// since the stop began.
+func (w *Watch) failingLocked() bool {
+	return w.failed > 0 || (w.inFlight > 0 && w.answered.Before(w.stopBegan))
+}
+
+// refuses says whether a request is not to be sent, the watch having given up on its endpoint.
+func (w *Watch) refuses() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.gaveUp && w.failingLocked()
+}
+
+// sending counts a request in flight; the function it returns counts its answer.
+func (w *Watch) sending(endpoint string) func() {
+	w.mu.Lock()
+	w.inFlight++
+	w.endpoint = endpoint
+	w.mu.Unlock()
+	return func() {
+		w.mu.Lock()
+		w.inFlight--
+		w.answered = w.now()
+		w.mu.Unlock()
+	}
 }
 
 var (
@@ -85,30 +192,73 @@ type transport struct {
 }
 
 func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	sent := t.watch.now()
-	resp, err := t.next.RoundTrip(req)
-	t.watch.sawRequest(req, sent, resp, err)
+	w := t.watch
+	if w.giveUpAfter <= 0 {
+		sent := w.now()
+		resp, err := t.next.RoundTrip(req)
+		w.sawRequest(req, sent, resp, err)
+		return resp, err
+	}
+	if w.refuses() {
+		return nil, backoff.Permanent(ErrGaveUp)
+	}
+	// Cancelled when the watch gives up on a failing endpoint, which the exporter's own
+	// context never is at a shutdown.
+	ctx, cancel := context.WithCancelCause(req.Context())
+	defer cancel(nil)
+	unregister := context.AfterFunc(w.abortCtx, func() { cancel(ErrGaveUp) })
+	defer unregister()
+	answered := w.sending(req.URL.Redacted())
+	sent := w.now()
+	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	answered()
+	if errors.Is(context.Cause(ctx), ErrGaveUp) {
+		if resp != nil {
+			_ = resp.Body.Close()
+		}
+		return nil, backoff.Permanent(ErrGaveUp)
+	}
+	failed := w.sawRequest(req, sent, resp, err)
+	if failed && w.refuses() {
+		w.dropIfFailing()
+		if resp != nil {
+			_ = resp.Body.Close()
+		}
+		return nil, backoff.Permanent(fmt.Errorf("%w (%v)", ErrGaveUp, failure(resp, err)))
+	}
 	return resp, err
 }
 
-// sawRequest takes the outcome of one HTTP request. One the collector cancelled (a shutdown)
-// is not the endpoint's doing and says nothing of it; one past its deadline (the client's
-// timeout, or what was left of the export's) got no answer in time.
-func (w *Watch) sawRequest(req *http.Request, sent time.Time, resp *http.Response, err error) {
+// failure says what a failed request got: its error, or the status it was answered with.
+func failure(resp *http.Response, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return resp.Status
+}
+
+// sawRequest takes the outcome of one HTTP request, and tells whether it failed. One the
+// collector cancelled (a shutdown) is not the endpoint's doing and says nothing of it; one
+// past its deadline (the client's timeout, or what was left of the export's) got no answer
+// in time.
+func (w *Watch) sawRequest(req *http.Request, sent time.Time, resp *http.Response, err error) bool {
 	ctx := req.Context()
 	if errors.Is(ctx.Err(), context.Canceled) {
-		return
+		return false
 	}
 	endpoint := req.URL.Redacted()
 	switch {
 	case err != nil:
 		w.unanswered(ctx, sent, endpoint, err)
+		return true
 	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests:
 		// The exporter logs these itself, with the status and the endpoint's words.
 		w.fail(sent)
+		return true
 	case resp.StatusCode < 300:
 		w.accept(endpoint)
 	}
+	return false
 }
 
 // sawCall takes the outcome of one gRPC call, as sawRequest does an HTTP request's.

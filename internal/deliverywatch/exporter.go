@@ -27,6 +27,10 @@ type Options struct {
 	WithWatch func(cfg component.Config) (component.Config, error)
 	// Now is the clock of the condensed log and the watch; time.Now where nil.
 	Now func() time.Time
+	// GiveUpWhenStopping, for an exporter that retries inside its own loop, which its
+	// shutdown does not interrupt: how long a stopping exporter goes on retrying a failing
+	// endpoint (Watch.GiveUpWhenStopping); zero leaves the exporter's retries as they are.
+	GiveUpWhenStopping time.Duration
 }
 
 // Factory returns f with its type, alias, configuration and every signal it supports, whose
@@ -107,7 +111,9 @@ func (o Options) prepare(set *exporter.Settings, cfg component.Config) (*Watch, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return New(set.Logger, o.LogUnanswered, o.Now), watched, nil
+	w := New(set.Logger, o.LogUnanswered, o.Now)
+	w.GiveUpWhenStopping(o.GiveUpWhenStopping)
+	return w, watched, nil
 }
 
 // The exporters, started on a host that also holds their watch.
@@ -144,6 +150,30 @@ func (e logs) Start(ctx context.Context, host component.Host) error {
 
 func (e profiles) Start(ctx context.Context, host component.Host) error {
 	return e.Profiles.Start(ctx, withWatch(host, e.watch))
+}
+
+// Shutdown starts the time the exporter has left to deliver to a failing endpoint.
+func (e traces) Shutdown(ctx context.Context) error {
+	return e.watch.stopping(ctx, e.Traces.Shutdown)
+}
+
+func (e metrics) Shutdown(ctx context.Context) error {
+	return e.watch.stopping(ctx, e.Metrics.Shutdown)
+}
+
+func (e logs) Shutdown(ctx context.Context) error {
+	return e.watch.stopping(ctx, e.Logs.Shutdown)
+}
+
+func (e profiles) Shutdown(ctx context.Context) error {
+	return e.watch.stopping(ctx, e.Profiles.Shutdown)
+}
+
+// stopping runs an exporter's shutdown within the time the watch gives it.
+func (w *Watch) stopping(ctx context.Context, shutdown func(context.Context) error) error {
+	w.beginStop()
+	defer w.endStop()
+	return shutdown(ctx)
 }
 
 // hostWithWatch adds a watch to the host's extensions, under ID.
