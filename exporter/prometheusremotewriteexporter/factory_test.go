@@ -12,9 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/exportertest"
-	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -130,21 +128,13 @@ func serve(t *testing.T, handle func(w http.ResponseWriter, r *http.Request)) (s
 // giveUpAfter into its shutdown, and queues batches of one point each.
 func startQueued(t *testing.T, endpoint string, giveUpAfter time.Duration, batches int) (func() error, *observer.ObservedLogs) {
 	t.Helper()
-	f := newFactory(giveUpAfter)
-	cfg := f.CreateDefaultConfig()
-	require.NoError(t, confmap.NewFromStringMap(map[string]any{
+	exp, logs := deliverywatchtest.StartMetricsUnstopped(t, newFactory(giveUpAfter), map[string]any{
 		"endpoint":                      endpoint,
 		"remote_write_queue":            map[string]any{"queue_size": 10000},
 		"max_batch_request_parallelism": 1,
 		"retry_on_failure":              map[string]any{"enabled": true, "initial_interval": "20ms", "max_interval": "100ms", "max_elapsed_time": 0},
 		"timeout":                       "10m",
-	}).Unmarshal(cfg))
-	core, logs := observer.New(zapcore.InfoLevel)
-	set := exportertest.NewNopSettings(f.Type())
-	set.Logger = zap.New(core)
-	exp, err := f.CreateMetrics(context.Background(), set, cfg)
-	require.NoError(t, err)
-	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	})
 	for range batches {
 		require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
 	}

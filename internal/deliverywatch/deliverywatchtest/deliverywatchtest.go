@@ -34,6 +34,14 @@ const Retrying = "Exporting failed. Will retry the request after interval."
 // down when the test ends.
 func StartMetrics(t *testing.T, f exporter.Factory, conf map[string]any) (exporter.Metrics, *observer.ObservedLogs) {
 	t.Helper()
+	exp, logs := StartMetricsUnstopped(t, f, conf)
+	t.Cleanup(func() { assert.NoError(t, exp.Shutdown(context.Background())) })
+	return exp, logs
+}
+
+// StartMetricsUnstopped is StartMetrics for a test that shuts the exporter down itself.
+func StartMetricsUnstopped(t *testing.T, f exporter.Factory, conf map[string]any) (exporter.Metrics, *observer.ObservedLogs) {
+	t.Helper()
 	cfg := f.CreateDefaultConfig()
 	require.NoError(t, confmap.NewFromStringMap(conf).Unmarshal(cfg))
 	core, logs := observer.New(zapcore.InfoLevel)
@@ -42,7 +50,6 @@ func StartMetrics(t *testing.T, f exporter.Factory, conf map[string]any) (export
 	exp, err := f.CreateMetrics(context.Background(), set, cfg)
 	require.NoError(t, err)
 	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { assert.NoError(t, exp.Shutdown(context.Background())) })
 	return exp, logs
 }
 
