@@ -9,6 +9,8 @@
 package otlphttpexporter // import "github.com/modelplaneai/otelcol-modelplane/exporter/otlphttpexporter"
 
 import (
+	"time"
+
 	"go.opentelemetry.io/collector/config/configmiddleware"
 	"go.opentelemetry.io/collector/exporter"
 	core "go.opentelemetry.io/collector/exporter/otlphttpexporter"
@@ -16,10 +18,24 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 )
 
+// giveUpWhenStopping is how long a stopping exporter waits for an endpoint that does not
+// answer. The collector's retries end at a shutdown, but a request in flight waits for its
+// client's timeout (30 s by default), and an in-memory sending queue then sends each batch
+// left, each waiting as long on an endpoint that takes connections and never answers (a
+// network that drops packets): the kubelet killed the collector after the pod's grace
+// period (30 s by default). After 15 s the request in flight is cancelled and no other is
+// sent: an in-memory queue drops what is left, a persistent one keeps it for the next start.
+const giveUpWhenStopping = 15 * time.Second
+
 // NewFactory returns the factory of the otlp_http exporter.
 func NewFactory() exporter.Factory {
+	return newFactory(giveUpWhenStopping)
+}
+
+func newFactory(giveUpAfter time.Duration) exporter.Factory {
 	return deliverywatch.Factory(core.NewFactory(), deliverywatch.Options{
-		Rules:     deliverywatch.RetryRules,
-		WithWatch: deliverywatch.Watched(func(c *core.Config) *[]configmiddleware.Config { return &c.ClientConfig.Middlewares }),
+		Rules:              deliverywatch.RetryRules,
+		WithWatch:          deliverywatch.Watched(func(c *core.Config) *[]configmiddleware.Config { return &c.ClientConfig.Middlewares }),
+		GiveUpWhenStopping: giveUpAfter,
 	})
 }

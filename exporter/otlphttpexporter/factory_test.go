@@ -2,18 +2,25 @@ package otlphttpexporter
 
 import (
 	"context"
+	"io"
+	"net"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	core "go.opentelemetry.io/collector/exporter/otlphttpexporter"
 	"go.opentelemetry.io/collector/exporter/xexporter"
+	"go.opentelemetry.io/collector/extension/extensiontest"
+	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
@@ -76,4 +83,128 @@ func runOutage(t *testing.T, f exporter.Factory) (retries int, again []observer.
 
 	deliverywatchtest.ServeAfterOutage(t, addr, http.StatusOK, done)
 	return logs.FilterMessage(deliverywatchtest.Retrying).Len(), logs.FilterMessage(deliverywatch.AnswersAgain).All()
+}
+
+// unanswering serves OTLP/HTTP on a loopback address that takes each request and never
+// answers it, and counts the requests.
+func unanswering(t *testing.T) (string, *atomic.Int32) {
+	t.Helper()
+	var requests atomic.Int32
+	srv := &http.Server{ReadHeaderTimeout: time.Second, Handler: http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		<-r.Context().Done()
+	})}
+	ln, err := net.Listen("tcp", freeport.Addr(t))
+	require.NoError(t, err)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return "http://" + ln.Addr().String(), &requests
+}
+
+// queueConfig is the embedded modelplane:otlp's delivery settings with a client timeout of
+// 10 minutes and one consumer, so that one request is in flight when the exporter stops.
+func queueConfig(endpoint string, queue map[string]any) map[string]any {
+	queue["num_consumers"] = 1
+	return map[string]any{
+		"endpoint":         endpoint,
+		"timeout":          "10m",
+		"compression":      "none",
+		"sending_queue":    queue,
+		"retry_on_failure": map[string]any{"enabled": true, "initial_interval": "20ms", "max_interval": "100ms", "max_elapsed_time": 0},
+	}
+}
+
+// An endpoint that takes requests and never answers: a stopping exporter cancels the request
+// in flight after the time it is given and sends no other, so the collector stops; its
+// in-memory queue drops what is left, counted.
+func TestAStoppingExporterGivesUpOnAnEndpointThatDoesNotAnswer(t *testing.T) {
+	endpoint, requests := unanswering(t)
+	exp, logs := deliverywatchtest.StartMetricsUnstopped(t, newFactory(300*time.Millisecond),
+		queueConfig(endpoint, map[string]any{"enabled": true, "queue_size": 100}))
+	for range 3 {
+		require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
+	}
+	require.Eventually(t, func() bool { return requests.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
+	deliverywatchtest.ShutDown(t, exp.Shutdown)
+
+	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
+	require.Len(t, gaveUp, 1)
+	assert.Equal(t, endpoint+"/v1/metrics", gaveUp[0].ContextMap()["endpoint"])
+	var dropped int64
+	for _, e := range logs.FilterMessageSnippet("Exporting failed. Dropping data.").All() {
+		dropped += e.ContextMap()["dropped_items"].(int64)
+	}
+	assert.EqualValues(t, 3, dropped)
+	assert.EqualValues(t, 1, requests.Load(), "the batches left are not sent to an endpoint that has not answered")
+}
+
+// hostWith is a host whose extensions are exts.
+type hostWith map[component.ID]component.Component
+
+func (h hostWith) GetExtensions() map[component.ID]component.Component { return h }
+
+// startFileStorage starts a file_storage extension on dir.
+func startFileStorage(t *testing.T, dir string) component.Component {
+	t.Helper()
+	f := filestorage.NewFactory()
+	cfg := f.CreateDefaultConfig().(*filestorage.Config)
+	cfg.Directory = dir
+	ext, err := f.Create(context.Background(), extensiontest.NewNopSettings(f.Type()), cfg)
+	require.NoError(t, err)
+	require.NoError(t, ext.Start(context.Background(), componenttest.NewNopHost()))
+	return ext
+}
+
+// With a persistent sending queue, what a stopping exporter gives up on stays on disk: the
+// next start sends it, the batch that was in flight included.
+func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
+	dir := t.TempDir()
+	storageID := component.MustNewID("file_storage")
+	queue := func() map[string]any {
+		return map[string]any{"enabled": true, "queue_size": 100, "storage": storageID.String()}
+	}
+	// The same exporter ID at both starts: the queue's file is named after it.
+	set := exportertest.NewNopSettings(component.MustNewType("otlp_http"))
+	start := func(f exporter.Factory, endpoint string, storage component.Component) exporter.Metrics {
+		cfg := f.CreateDefaultConfig()
+		require.NoError(t, confmap.NewFromStringMap(queueConfig(endpoint, queue())).Unmarshal(cfg))
+		exp, err := f.CreateMetrics(context.Background(), set, cfg)
+		require.NoError(t, err)
+		require.NoError(t, exp.Start(context.Background(), hostWith{storageID: storage}))
+		return exp
+	}
+
+	endpoint, requests := unanswering(t)
+	storage := startFileStorage(t, dir)
+	exp := start(newFactory(300*time.Millisecond), endpoint, storage)
+	for range 3 {
+		require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
+	}
+	require.Eventually(t, func() bool { return requests.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
+	deliverywatchtest.ShutDown(t, exp.Shutdown)
+	require.NoError(t, storage.Shutdown(context.Background()))
+
+	// The next start, with the backend back.
+	var points atomic.Int32
+	srv := &http.Server{ReadHeaderTimeout: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err == nil {
+			req := pmetricotlp.NewExportRequest()
+			if req.UnmarshalProto(body) == nil {
+				points.Add(int32(req.Metrics().DataPointCount()))
+			}
+		}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.WriteHeader(http.StatusOK)
+	})}
+	ln, err := net.Listen("tcp", freeport.Addr(t))
+	require.NoError(t, err)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	storage = startFileStorage(t, dir)
+	t.Cleanup(func() { assert.NoError(t, storage.Shutdown(context.Background())) })
+	exp = start(newFactory(300*time.Millisecond), "http://"+ln.Addr().String(), storage)
+	t.Cleanup(func() { assert.NoError(t, exp.Shutdown(context.Background())) })
+	require.Eventually(t, func() bool { return points.Load() == 3 }, 10*time.Second, 10*time.Millisecond,
+		"every queued point, the one in flight at the stop included, is sent at the next start")
 }

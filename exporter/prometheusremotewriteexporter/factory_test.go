@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -126,7 +127,7 @@ func serve(t *testing.T, handle func(w http.ResponseWriter, r *http.Request)) (s
 // startQueued starts the exporter with the delivery settings of docs/reliability.md (a
 // queue, retries without an end for up to 10 minutes, one write at a time), giving up
 // giveUpAfter into its shutdown, and queues batches of one point each.
-func startQueued(t *testing.T, endpoint string, giveUpAfter time.Duration, batches int) (func() error, *observer.ObservedLogs) {
+func startQueued(t *testing.T, endpoint string, giveUpAfter time.Duration, batches int) (exporter.Metrics, *observer.ObservedLogs) {
 	t.Helper()
 	exp, logs := deliverywatchtest.StartMetricsUnstopped(t, newFactory(giveUpAfter), map[string]any{
 		"endpoint":                      endpoint,
@@ -138,30 +139,7 @@ func startQueued(t *testing.T, endpoint string, giveUpAfter time.Duration, batch
 	for range batches {
 		require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
 	}
-	return func() error { return exp.Shutdown(context.Background()) }, logs
-}
-
-// shutDown runs shutdown and fails the test if it has not returned after a minute, where
-// contrib's exporter alone would go on retrying until its 10-minute timeout.
-func shutDown(t *testing.T, shutdown func() error) {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- shutdown() }()
-	select {
-	case err := <-done:
-		assert.NoError(t, err)
-	case <-time.After(time.Minute):
-		t.Fatal("the exporter still retries a minute into its shutdown: the collector cannot stop until the 10-minute timeout")
-	}
-}
-
-// droppedPoints sums the points the exporter's queue says it dropped.
-func droppedPoints(logs *observer.ObservedLogs) int64 {
-	var n int64
-	for _, e := range logs.FilterMessageSnippet("Exporting failed. Dropping data.").All() {
-		n += e.ContextMap()["dropped_items"].(int64)
-	}
-	return n
+	return exp, logs
 }
 
 // A collector asked to stop while its remote-write backend answers 503 (or refuses
@@ -173,9 +151,9 @@ func TestAStoppingExporterGivesUpOnAFailingEndpoint(t *testing.T) {
 	endpoint, writes := serve(t, func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "ingester unavailable", http.StatusServiceUnavailable)
 	})
-	shutdown, logs := startQueued(t, endpoint, 300*time.Millisecond, 5)
+	exp, logs := startQueued(t, endpoint, 300*time.Millisecond, 5)
 	require.Eventually(t, func() bool { return writes.Load() >= 3 }, 10*time.Second, 10*time.Millisecond, "the first batch is retried")
-	shutDown(t, shutdown)
+	deliverywatchtest.ShutDown(t, exp.Shutdown)
 
 	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
 	require.Len(t, gaveUp, 1)
@@ -183,7 +161,7 @@ func TestAStoppingExporterGivesUpOnAFailingEndpoint(t *testing.T) {
 	assert.Equal(t, endpoint, gaveUp[0].ContextMap()["endpoint"])
 	assert.Equal(t, "300ms", gaveUp[0].ContextMap()["stopping_for"])
 	assert.GreaterOrEqual(t, gaveUp[0].ContextMap()["failed_requests"], int64(3))
-	assert.EqualValues(t, 5, droppedPoints(logs), "each queued point dropped, and counted")
+	assert.EqualValues(t, 5, deliverywatchtest.DroppedPoints(logs), "each queued point dropped, and counted")
 	for _, e := range logs.FilterMessageSnippet("Exporting failed. Dropping data.").All() {
 		assert.Contains(t, e.ContextMap()["error"], deliverywatch.ErrGaveUp.Error())
 	}
@@ -196,14 +174,14 @@ func TestAStoppingExporterGivesUpOnAFailingEndpoint(t *testing.T) {
 // when the exporter gives up, rather than waiting for the client's 10-minute timeout.
 func TestAStoppingExporterCancelsAWriteWithoutAnswer(t *testing.T) {
 	endpoint, writes := serve(t, func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-	shutdown, logs := startQueued(t, endpoint, 300*time.Millisecond, 2)
+	exp, logs := startQueued(t, endpoint, 300*time.Millisecond, 2)
 	require.Eventually(t, func() bool { return writes.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
-	shutDown(t, shutdown)
+	deliverywatchtest.ShutDown(t, exp.Shutdown)
 
 	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
 	require.Len(t, gaveUp, 1)
 	assert.NotContains(t, gaveUp[0].ContextMap(), "failed_requests", "no write failed: the one in flight had no answer yet")
-	assert.EqualValues(t, 2, droppedPoints(logs))
+	assert.EqualValues(t, 2, deliverywatchtest.DroppedPoints(logs))
 	assert.EqualValues(t, 1, writes.Load(), "the second batch is not sent to an endpoint that has not answered the first")
 }
 
@@ -215,9 +193,9 @@ func TestAStoppingExporterDeliversToAnEndpointThatAccepts(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	const batches = 30 // about 0.6 s of writes, past the 50 ms it is given
-	shutdown, logs := startQueued(t, endpoint, 50*time.Millisecond, batches)
-	shutDown(t, shutdown)
+	exp, logs := startQueued(t, endpoint, 50*time.Millisecond, batches)
+	deliverywatchtest.ShutDown(t, exp.Shutdown)
 	assert.EqualValues(t, batches, writes.Load())
 	assert.Zero(t, logs.FilterMessage(deliverywatch.GivesUp).Len())
-	assert.Zero(t, droppedPoints(logs))
+	assert.Zero(t, deliverywatchtest.DroppedPoints(logs))
 }

@@ -30,7 +30,7 @@ const Unanswered = "Export endpoint does not answer"
 const AnswersAgain = "Export endpoint accepts data again"
 
 // GivesUp is logged when a stopping exporter stops retrying an endpoint that fails.
-const GivesUp = "The collector is stopping and the export endpoint still fails: what is not delivered is dropped"
+const GivesUp = "The collector is stopping and the export endpoint still fails: the exporter stops sending to it (a persistent sending queue keeps what is left, any other drops it)"
 
 // ID names a watch among the host's extensions and in a client's middlewares; no
 // configuration can name it, as it is not a component this build has.
@@ -72,14 +72,15 @@ func New(logger *zap.Logger, logUnanswered bool, now func() time.Time) *Watch {
 	return w
 }
 
-// GiveUpWhenStopping makes the watch end the exporter's retries of a failing endpoint after
-// d of its shutdown, for an exporter that retries inside its own loop (remote write), which
-// a shutdown does not interrupt: while its endpoint is down, that loop retries a batch until
-// the exporter's timeout (minutes), and the collector cannot stop (or reload) until then.
-// After d, a request to an endpoint whose last request failed, or that answered none since
-// the stop began, is not sent; one in flight is cancelled; and one that fails ends its
-// batch's retries (ErrGaveUp, which backoff takes as permanent). An endpoint that accepts
-// data goes on receiving the exporter's queue.
+// GiveUpWhenStopping makes the watch end a stopping exporter's wait for a failing endpoint
+// after d of its shutdown. Remote write retries inside its own loop, which a shutdown does
+// not interrupt: while its endpoint is down, that loop retries a batch until the exporter's
+// timeout (minutes). The collector's exporters stop retrying at a shutdown, but a request in
+// flight to an endpoint that never answers waits for the client's timeout, and an in-memory
+// queue then sends each batch it holds. After d, a request to an endpoint whose last request
+// failed, or that answered none since the stop began, is not sent; one in flight is
+// cancelled; and one that fails ends its batch's retries (ErrGaveUp, which backoff takes as
+// permanent). An endpoint that accepts data goes on receiving the exporter's queue.
 func (w *Watch) GiveUpWhenStopping(d time.Duration) { w.giveUpAfter = d }
 
 // ErrGaveUp ends a batch's retries once the watch has given up on its endpoint.

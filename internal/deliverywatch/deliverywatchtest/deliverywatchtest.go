@@ -109,3 +109,26 @@ func AssertWraps(t *testing.T, ours, theirs exporter.Factory, alias string) {
 	require.True(t, ok)
 	assert.Equal(t, alias, a.DeprecatedAlias().String(), "configurations that name the old type still load")
 }
+
+// ShutDown runs an exporter's shutdown and fails the test if it has not returned after a
+// minute, where an exporter waiting on its endpoint would go on for its timeout (minutes).
+func ShutDown(t *testing.T, shutdown func(context.Context) error) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- shutdown(context.Background()) }()
+	select {
+	case err := <-done:
+		assert.NoError(t, err)
+	case <-time.After(time.Minute):
+		t.Fatal("the exporter still waits for its endpoint a minute into its shutdown: the collector cannot stop")
+	}
+}
+
+// DroppedPoints sums the points an exporter's queue says it dropped.
+func DroppedPoints(logs *observer.ObservedLogs) int64 {
+	var n int64
+	for _, e := range logs.FilterMessageSnippet("Exporting failed. Dropping data.").All() {
+		n += e.ContextMap()["dropped_items"].(int64)
+	}
+	return n
+}
