@@ -8,6 +8,8 @@
 package otlpexporter // import "github.com/modelplaneai/otelcol-modelplane/exporter/otlpexporter"
 
 import (
+	"time"
+
 	"go.opentelemetry.io/collector/config/configmiddleware"
 	"go.opentelemetry.io/collector/exporter"
 	core "go.opentelemetry.io/collector/exporter/otlpexporter"
@@ -17,8 +19,18 @@ import (
 
 // NewFactory returns the factory of the otlp_grpc exporter.
 func NewFactory() exporter.Factory {
+	return newFactory(giveUpWhenStopping)
+}
+
+// giveUpWhenStopping is how long a stopping exporter waits for an endpoint that does not
+// answer: as for otlp_http, a call in flight waits for the export's timeout, and an
+// in-memory sending queue then sends each batch it holds, each waiting as long.
+const giveUpWhenStopping = 15 * time.Second
+
+func newFactory(giveUpAfter time.Duration) exporter.Factory {
 	return deliverywatch.Factory(core.NewFactory(), deliverywatch.Options{
-		Rules:     deliverywatch.RetryRules,
-		WithWatch: deliverywatch.Watched(func(c *core.Config) *[]configmiddleware.Config { return &c.ClientConfig.Middlewares }),
+		Rules:              deliverywatch.RetryRules,
+		WithWatch:          deliverywatch.Watched(func(c *core.Config) *[]configmiddleware.Config { return &c.ClientConfig.Middlewares }),
+		GiveUpWhenStopping: giveUpAfter,
 	})
 }

@@ -2,6 +2,8 @@ package otlpexporter
 
 import (
 	"context"
+	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,4 +86,44 @@ func runOutage(t *testing.T, f exporter.Factory) (retries int, again []observer.
 		t.Fatal("the export did not succeed after the receiver started")
 	}
 	return logs.FilterMessage(deliverywatchtest.Retrying).Len(), logs.FilterMessage(deliverywatch.AnswersAgain).All(), sink
+}
+
+// An endpoint that takes connections and never answers (a network that drops packets, a
+// hung backend): a stopping exporter cancels the call in flight after the time it is given
+// and makes no other, so the collector stops; its in-memory queue drops what is left,
+// counted. Before, each batch the queue held waited for the export's timeout in turn.
+func TestAStoppingExporterGivesUpOnAnEndpointThatDoesNotAnswer(t *testing.T) {
+	ln, err := net.Listen("tcp", freeport.Addr(t))
+	require.NoError(t, err)
+	var accepted atomic.Int32
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			t.Cleanup(func() { _ = conn.Close() })
+		}
+	}()
+	t.Cleanup(func() { _ = ln.Close() })
+
+	exp, logs := deliverywatchtest.StartMetricsUnstopped(t, newFactory(300*time.Millisecond), map[string]any{
+		"endpoint":         ln.Addr().String(),
+		"tls":              map[string]any{"insecure": true},
+		"timeout":          "10m",
+		"sending_queue":    map[string]any{"enabled": true, "queue_size": 100, "num_consumers": 1},
+		"retry_on_failure": map[string]any{"enabled": true, "initial_interval": "20ms", "max_interval": "100ms", "max_elapsed_time": 0},
+	})
+	for range 3 {
+		require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
+	}
+	require.Eventually(t, func() bool { return accepted.Load() >= 1 }, 10*time.Second, 10*time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // the first call waits on the connection
+	deliverywatchtest.ShutDown(t, exp.Shutdown)
+
+	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
+	require.Len(t, gaveUp, 1)
+	assert.Equal(t, ln.Addr().String(), gaveUp[0].ContextMap()["endpoint"])
+	assert.EqualValues(t, 3, deliverywatchtest.DroppedPoints(logs))
 }

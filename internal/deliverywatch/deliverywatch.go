@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -180,11 +181,47 @@ func (w *Watch) GetGRPCClientOptions(context.Context) ([]grpc.DialOption, error)
 	return []grpc.DialOption{grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any,
 		cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption,
 	) error {
+		if w.giveUpAfter <= 0 {
+			sent := w.now()
+			err := invoker(ctx, method, req, reply, cc, opts...)
+			w.sawCall(ctx, sent, cc.Target(), err)
+			return err
+		}
+		// Unavailable, which the exporter retries: its retries have ended with the shutdown,
+		// and a persistent queue keeps what a shutdown interrupted.
+		if w.refuses() {
+			return status.Error(codes.Unavailable, ErrGaveUp.Error())
+		}
+		call, answered, release := w.send(ctx, cc.Target())
 		sent := w.now()
-		err := invoker(ctx, method, req, reply, cc, opts...)
-		w.sawCall(ctx, sent, cc.Target(), err)
+		err := invoker(call, method, req, reply, cc, opts...)
+		release()
+		if answered() {
+			return status.Error(codes.Unavailable, ErrGaveUp.Error())
+		}
+		if w.sawCall(ctx, sent, cc.Target(), err) && w.refuses() {
+			w.dropIfFailing()
+			return status.Error(codes.Unavailable, fmt.Sprintf("%v (%v)", ErrGaveUp, err))
+		}
 		return err
 	})}, nil
+}
+
+// send counts a request in flight to endpoint and returns its context, which the watch
+// cancels when it gives up on a failing endpoint (the exporter's own never is at a
+// shutdown); answered counts its answer and tells whether the watch cancelled it, and
+// release ends the context, once what the request returns has been read.
+func (w *Watch) send(ctx context.Context, endpoint string) (_ context.Context, answered func() (cancelled bool), release func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	unregister := context.AfterFunc(w.abortCtx, func() { cancel(ErrGaveUp) })
+	counted := w.sending(endpoint)
+	return ctx, func() bool {
+			counted()
+			return errors.Is(context.Cause(ctx), ErrGaveUp)
+		}, func() {
+			unregister()
+			cancel(nil)
+		}
 }
 
 type transport struct {
@@ -203,31 +240,42 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if w.refuses() {
 		return nil, backoff.Permanent(ErrGaveUp)
 	}
-	// Cancelled when the watch gives up on a failing endpoint, which the exporter's own
-	// context never is at a shutdown.
-	ctx, cancel := context.WithCancelCause(req.Context())
-	defer cancel(nil)
-	unregister := context.AfterFunc(w.abortCtx, func() { cancel(ErrGaveUp) })
-	defer unregister()
-	answered := w.sending(req.URL.Redacted())
+	ctx, answered, release := w.send(req.Context(), req.URL.Redacted())
 	sent := w.now()
 	resp, err := t.next.RoundTrip(req.WithContext(ctx))
-	answered()
-	if errors.Is(context.Cause(ctx), ErrGaveUp) {
+	drop := func(err error) (*http.Response, error) {
 		if resp != nil {
 			_ = resp.Body.Close()
 		}
-		return nil, backoff.Permanent(ErrGaveUp)
+		release()
+		return nil, backoff.Permanent(err)
 	}
-	failed := w.sawRequest(req, sent, resp, err)
-	if failed && w.refuses() {
+	if answered() {
+		return drop(ErrGaveUp)
+	}
+	if w.sawRequest(req, sent, resp, err) && w.refuses() {
 		w.dropIfFailing()
-		if resp != nil {
-			_ = resp.Body.Close()
-		}
-		return nil, backoff.Permanent(fmt.Errorf("%w (%v)", ErrGaveUp, failure(resp, err)))
+		return drop(fmt.Errorf("%w (%v)", ErrGaveUp, failure(resp, err)))
 	}
-	return resp, err
+	if err != nil {
+		release()
+		return nil, err
+	}
+	// The caller reads the body after RoundTrip returns: the context lives until it closes it.
+	resp.Body = releasingBody{ReadCloser: resp.Body, release: release}
+	return resp, nil
+}
+
+// releasingBody releases a request's context when its response body is closed.
+type releasingBody struct {
+	io.ReadCloser
+	release func()
+}
+
+func (b releasingBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.release()
+	return err
 }
 
 // failure says what a failed request got: its error, or the status it was answered with.
@@ -262,19 +310,23 @@ func (w *Watch) sawRequest(req *http.Request, sent time.Time, resp *http.Respons
 	return false
 }
 
-// sawCall takes the outcome of one gRPC call, as sawRequest does an HTTP request's.
-func (w *Watch) sawCall(ctx context.Context, sent time.Time, target string, err error) {
+// sawCall takes the outcome of one gRPC call, as sawRequest does an HTTP request's, and
+// tells whether it failed.
+func (w *Watch) sawCall(ctx context.Context, sent time.Time, target string, err error) bool {
 	if errors.Is(ctx.Err(), context.Canceled) {
-		return
+		return false
 	}
 	switch status.Code(err) {
 	case codes.OK:
 		w.accept(target)
 	case codes.Unavailable, codes.DeadlineExceeded:
 		w.unanswered(ctx, sent, target, err)
+		return true
 	case codes.ResourceExhausted, codes.Aborted, codes.Internal:
 		w.fail(sent)
+		return true
 	}
+	return false
 }
 
 func (w *Watch) unanswered(ctx context.Context, sent time.Time, endpoint string, err error) {

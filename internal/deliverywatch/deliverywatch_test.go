@@ -3,7 +3,10 @@ package deliverywatch
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -132,4 +135,24 @@ func TestHostWithWatch(t *testing.T) {
 	assert.Same(t, w, h.GetExtensions()[ID])
 	componentstatus.ReportStatus(h, componentstatus.NewEvent(componentstatus.StatusOK))
 	assert.Len(t, inner.events, 1)
+}
+
+// A watch that can give up keeps each request's context alive until the caller has read and
+// closed the response, which it does after RoundTrip has returned: a large answer (an OTLP
+// partial-success message, a backend's error page) arrives whole.
+func TestGivingUpWatchLetsTheAnswerBeRead(t *testing.T) {
+	body := strings.Repeat("x", 8<<20)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	w, _, _ := newTestWatch(true)
+	w.GiveUpWhenStopping(time.Second)
+	client := &http.Client{Transport: transport{next: http.DefaultTransport, watch: w}}
+	resp, err := client.Get(srv.URL)
+	require.NoError(t, err)
+	got, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	assert.Len(t, got, len(body))
 }
