@@ -189,11 +189,11 @@ func TestAStoppingExporterCancelsAWriteWithoutAnswer(t *testing.T) {
 // takes: the exporter gives up only on an endpoint that fails.
 func TestAStoppingExporterDeliversToAnEndpointThatAccepts(t *testing.T) {
 	endpoint, writes := serve(t, func(w http.ResponseWriter, _ *http.Request) {
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 		w.WriteHeader(http.StatusNoContent)
 	})
-	const batches = 30 // about 0.6 s of writes, past the 50 ms it is given
-	exp, logs := startQueued(t, endpoint, 50*time.Millisecond, batches)
+	const batches = 100 // about 1 s of writes, past the 300 ms it is given
+	exp, logs := startQueued(t, endpoint, 300*time.Millisecond, batches)
 	deliverywatchtest.ShutDown(t, exp.Shutdown)
 	assert.EqualValues(t, batches, writes.Load())
 	assert.Zero(t, logs.FilterMessage(deliverywatch.GivesUp).Len())

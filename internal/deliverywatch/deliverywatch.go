@@ -55,11 +55,11 @@ type Watch struct {
 	// giveUpAfter is how long a stopping exporter goes on retrying a failing endpoint (zero:
 	// for as long as the exporter would); stopBegan is when the exporter began to stop, and
 	// gaveUp that giveUpAfter has passed since. abort cancels the requests in flight once the
-	// watch has given up on a failing endpoint.
+	// watch has given up on a failing endpoint, after it has said so (dropping).
 	giveUpAfter time.Duration
 	stopBegan   time.Time
 	gaveUp      bool
-	dropping    bool // the watch has given up on a failing endpoint
+	dropping    bool
 	giveUpTimer *time.Timer
 	abortCtx    context.Context
 	abort       context.CancelCauseFunc
@@ -85,7 +85,7 @@ func New(logger *zap.Logger, logUnanswered bool, now func() time.Time) *Watch {
 func (w *Watch) GiveUpWhenStopping(d time.Duration) { w.giveUpAfter = d }
 
 // ErrGaveUp ends a batch's retries once the watch has given up on its endpoint.
-var ErrGaveUp = errors.New("the collector is stopping and the endpoint did not accept data in time: batch dropped")
+var ErrGaveUp = errors.New("the collector is stopping and the endpoint did not accept data in time")
 
 // beginStop starts the time a stopping exporter has left to deliver; endStop ends it.
 func (w *Watch) beginStop() {
@@ -130,6 +130,7 @@ func (w *Watch) dropIfFailing() {
 		fields = append(fields, zap.Int("failed_requests", failed), zap.String("failing_for", w.now().Sub(since).Round(time.Second).String()))
 	}
 	w.logger.Warn(GivesUp, fields...)
+	// After the line: a shutdown that the cancelled requests let end finds it written.
 	w.abort(ErrGaveUp)
 }
 
@@ -144,20 +145,6 @@ func (w *Watch) refuses() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.gaveUp && w.failingLocked()
-}
-
-// sending counts a request in flight; the function it returns counts its answer.
-func (w *Watch) sending(endpoint string) func() {
-	w.mu.Lock()
-	w.inFlight++
-	w.endpoint = endpoint
-	w.mu.Unlock()
-	return func() {
-		w.mu.Lock()
-		w.inFlight--
-		w.answered = w.now()
-		w.mu.Unlock()
-	}
 }
 
 var (
@@ -209,15 +196,28 @@ func (w *Watch) GetGRPCClientOptions(context.Context) ([]grpc.DialOption, error)
 
 // send counts a request in flight to endpoint and returns its context, which the watch
 // cancels when it gives up on a failing endpoint (the exporter's own never is at a
-// shutdown); answered counts its answer and tells whether the watch cancelled it, and
+// shutdown); answered counts its answer (a cancelled one as a failure) and tells whether
+// the watch cancelled it, and
 // release ends the context, once what the request returns has been read.
 func (w *Watch) send(ctx context.Context, endpoint string) (_ context.Context, answered func() (cancelled bool), release func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	unregister := context.AfterFunc(w.abortCtx, func() { cancel(ErrGaveUp) })
-	counted := w.sending(endpoint)
+	w.mu.Lock()
+	w.inFlight++
+	w.endpoint = endpoint
+	w.mu.Unlock()
+	sent := w.now()
 	return ctx, func() bool {
-			counted()
-			return errors.Is(context.Cause(ctx), ErrGaveUp)
+			w.mu.Lock()
+			w.inFlight--
+			w.answered = w.now()
+			w.mu.Unlock()
+			// One the watch cancelled failed too: the next is refused, not sent.
+			cancelled := errors.Is(context.Cause(ctx), ErrGaveUp)
+			if cancelled {
+				w.fail(sent)
+			}
+			return cancelled
 		}, func() {
 			unregister()
 			cancel(nil)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -156,3 +157,46 @@ func TestGivingUpWatchLetsTheAnswerBeRead(t *testing.T) {
 	require.NoError(t, resp.Body.Close())
 	assert.Len(t, got, len(body))
 }
+
+// A request the watch cancels when it gives up counts as failed: the next one is refused
+// without being sent, rather than sent and cancelled at once.
+func TestAfterGivingUpOnAHangingEndpointNothingIsSent(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	core, logs := observer.New(zapcore.InfoLevel)
+	w := New(zap.New(core), true, time.Now)
+	w.GiveUpWhenStopping(time.Hour) // given up by hand below
+	var sent atomic.Int32
+	counting := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		sent.Add(1)
+		return http.DefaultTransport.RoundTrip(r)
+	})
+	client := &http.Client{Transport: transport{next: counting, watch: w}}
+
+	done := make(chan error, 1)
+	go func() {
+		resp, err := client.Post(srv.URL, "application/x-protobuf", nil)
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	require.Eventually(t, func() bool { return requests.Load() == 1 }, 10*time.Second, time.Millisecond)
+	w.beginStop()
+	w.giveUp()
+	require.ErrorIs(t, <-done, ErrGaveUp, "the request in flight is cancelled")
+	assert.Equal(t, 1, logs.FilterMessage(GivesUp).Len())
+
+	_, err := client.Post(srv.URL, "application/x-protobuf", nil)
+	require.ErrorIs(t, err, ErrGaveUp)
+	assert.EqualValues(t, 1, sent.Load(), "the second request is not sent")
+	w.endStop()
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
