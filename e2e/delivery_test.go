@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 )
@@ -309,6 +310,11 @@ func TestRestartDuringOutagePersistentQueue(t *testing.T) {
 	time.Sleep(10 * time.Second)
 	require.NoError(t, col.cmd.Process.Signal(os.Interrupt))
 	_, _ = col.cmd.Process.Wait()
+	// The batches the stop interrupted stay queued on disk, and the log says so: the
+	// collector's own exporter logged each as "Exporting failed. Dropping data.".
+	stopped := col.out.String()
+	assert.Zero(t, strings.Count(stopped, "Dropping data"), "nothing is dropped:\n%s", stopped)
+	assert.Contains(t, stopped, deliverywatch.Kept)
 	col = startCollector(t, setup)
 	time.Sleep(10 * time.Second)
 	sink.down.Store(false)

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/config/configmiddleware"
+	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	core "go.opentelemetry.io/collector/exporter/otlpexporter"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
@@ -32,5 +34,8 @@ func newFactory(giveUpAfter time.Duration) exporter.Factory {
 		Rules:              deliverywatch.RetryRules,
 		WithWatch:          deliverywatch.Watched(func(c *core.Config) *[]configmiddleware.Config { return &c.ClientConfig.Middlewares }),
 		GiveUpWhenStopping: giveUpAfter,
+		PersistentQueue: deliverywatch.PersistentQueue(func(c *core.Config) configoptional.Optional[exporterhelper.QueueBatchConfig] {
+			return c.QueueConfig
+		}),
 	})
 }

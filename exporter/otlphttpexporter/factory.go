@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/config/configmiddleware"
+	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	core "go.opentelemetry.io/collector/exporter/otlphttpexporter"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
@@ -37,5 +39,8 @@ func newFactory(giveUpAfter time.Duration) exporter.Factory {
 		Rules:              deliverywatch.RetryRules,
 		WithWatch:          deliverywatch.Watched(func(c *core.Config) *[]configmiddleware.Config { return &c.ClientConfig.Middlewares }),
 		GiveUpWhenStopping: giveUpAfter,
+		PersistentQueue: deliverywatch.PersistentQueue(func(c *core.Config) configoptional.Optional[exporterhelper.QueueBatchConfig] {
+			return c.QueueConfig
+		}),
 	})
 }

@@ -21,6 +21,8 @@ import (
 	"go.opentelemetry.io/collector/exporter/xexporter"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
@@ -165,6 +167,8 @@ func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
 	}
 	// The same exporter ID at both starts: the queue's file is named after it.
 	set := exportertest.NewNopSettings(component.MustNewType("otlp_http"))
+	observed, logs := observer.New(zapcore.InfoLevel)
+	set.Logger = zap.New(observed)
 	start := func(f exporter.Factory, endpoint string, storage component.Component) exporter.Metrics {
 		cfg := f.CreateDefaultConfig()
 		require.NoError(t, confmap.NewFromStringMap(queueConfig(endpoint, queue())).Unmarshal(cfg))
@@ -183,6 +187,12 @@ func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
 	require.Eventually(t, func() bool { return requests.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
 	deliverywatchtest.ShutDown(t, exp.Shutdown)
 	require.NoError(t, storage.Shutdown(context.Background()))
+	// The batch in flight is kept, and the log says so rather than "Dropping data".
+	assert.Empty(t, logs.FilterMessageSnippet("Dropping data").All())
+	keptLines := logs.FilterMessage(deliverywatch.Kept).All()
+	require.Len(t, keptLines, 1)
+	assert.Equal(t, zapcore.WarnLevel, keptLines[0].Level)
+	assert.EqualValues(t, 1, keptLines[0].ContextMap()["kept_items"])
 
 	// The next start, with the backend back.
 	var points atomic.Int32

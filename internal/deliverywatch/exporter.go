@@ -31,6 +31,9 @@ type Options struct {
 	// shutdown does not interrupt: how long a stopping exporter goes on retrying a failing
 	// endpoint (Watch.GiveUpWhenStopping); zero leaves the exporter's retries as they are.
 	GiveUpWhenStopping time.Duration
+	// PersistentQueue tells whether cfg queues on disk (PersistentQueue): its batches that a
+	// shutdown interrupts are then logged as kept, not dropped (keptCore). Nil: never.
+	PersistentQueue func(cfg component.Config) bool
 }
 
 // Factory returns f with its type, alias, configuration and every signal it supports, whose
@@ -102,9 +105,12 @@ func Watched[C any](middlewares func(*C) *[]configmiddleware.Config) func(compon
 // prepare wraps set's logger with the rules and returns the exporter's watch and the
 // configuration that names it.
 func (o Options) prepare(set *exporter.Settings, cfg component.Config) (*Watch, component.Config, error) {
-	wraps := make([]zap.Option, 0, len(o.Rules))
+	wraps := make([]zap.Option, 0, len(o.Rules)+1)
 	for _, r := range o.Rules {
 		wraps = append(wraps, zap.WrapCore(repeatlog.Core(r, o.Now)))
+	}
+	if o.PersistentQueue != nil && o.PersistentQueue(cfg) {
+		wraps = append(wraps, zap.WrapCore(keptCore))
 	}
 	set.Logger = set.Logger.WithOptions(wraps...)
 	watched, err := o.WithWatch(cfg)

@@ -1,0 +1,96 @@
+package deliverywatch
+
+import (
+	"errors"
+	"strings"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.uber.org/zap/zapcore"
+)
+
+// dropping is the start of the line the collector's sending queue logs for every batch whose
+// export failed (exporterhelper v0.161.0), with the error and dropped_items.
+const dropping = "Exporting failed. Dropping data."
+
+// shutdownPrefix starts the error of an export that the exporter's shutdown interrupted
+// (exporterhelper's internal experr.NewShutdownErr). A persistent sending queue does not mark
+// such a batch done, so the next start sends it again; an in-memory one drops it.
+const shutdownPrefix = "interrupted due to shutdown"
+
+// Kept replaces the dropping line of a batch that a persistent sending queue keeps.
+const Kept = "The collector is stopping: the batch stays in the persistent sending queue and is sent again at the next start"
+
+// PersistentQueue is Options.PersistentQueue for an exporter whose configuration is a *C,
+// with its sending queue where queue says.
+func PersistentQueue[C any](queue func(*C) configoptional.Optional[exporterhelper.QueueBatchConfig]) func(component.Config) bool {
+	return func(cfg component.Config) bool {
+		c, ok := cfg.(*C)
+		if !ok {
+			return false
+		}
+		q := queue(c)
+		return q.HasValue() && q.Get().StorageID != nil
+	}
+}
+
+// keptCore rewrites, for an exporter with a persistent sending queue, the error line the
+// queue logs for a batch that a shutdown interrupted: "Dropping data" with dropped_items,
+// and a stack trace, is what an in-memory queue does with it, while a persistent one keeps
+// it for the next start (a node drained during a backend outage lost nothing, yet its log
+// said it had). Every other dropping line, such as a batch the backend refused for good,
+// passes as it is: that one is dropped.
+func keptCore(c zapcore.Core) zapcore.Core { return &kept{Core: c} }
+
+type kept struct{ zapcore.Core }
+
+func (c *kept) With(fields []zapcore.Field) zapcore.Core {
+	return &kept{Core: c.Core.With(fields)}
+}
+
+func (c *kept) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	if !strings.HasPrefix(e.Message, dropping) {
+		return c.Core.Check(e, ce)
+	}
+	if !c.Core.Enabled(e.Level) {
+		return ce
+	}
+	// Write decides, once it has the entry's fields.
+	return ce.AddCore(e, c)
+}
+
+func (c *kept) Write(e zapcore.Entry, fields []zapcore.Field) error {
+	if interrupted(fields) {
+		out := make([]zapcore.Field, len(fields))
+		for i, f := range fields {
+			if f.Key == "dropped_items" {
+				f.Key = "kept_items"
+			}
+			out[i] = f
+		}
+		e.Level, e.Message, e.Stack = zapcore.WarnLevel, Kept, ""
+		fields = out
+	}
+	// The wrapped core checks the entry again, so its level and sampling still apply.
+	if ce := c.Core.Check(e, nil); ce != nil {
+		ce.Write(fields...)
+	}
+	return nil
+}
+
+// interrupted tells whether the error among fields is one a shutdown interrupted.
+func interrupted(fields []zapcore.Field) bool {
+	for _, f := range fields {
+		err, ok := f.Interface.(error)
+		if f.Type != zapcore.ErrorType || !ok {
+			continue
+		}
+		for ; err != nil; err = errors.Unwrap(err) {
+			if strings.HasPrefix(err.Error(), shutdownPrefix) {
+				return true
+			}
+		}
+	}
+	return false
+}
