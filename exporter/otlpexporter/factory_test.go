@@ -69,16 +69,7 @@ func runOutage(t *testing.T, f exporter.Factory) (retries int, again []observer.
 	go func() { done <- exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()) }()
 	time.Sleep(500 * time.Millisecond) // refused, about ten retries
 
-	rf := otlpreceiver.NewFactory()
-	rcfg := rf.CreateDefaultConfig()
-	require.NoError(t, confmap.NewFromStringMap(map[string]any{
-		"protocols": map[string]any{"grpc": map[string]any{"endpoint": addr}},
-	}).Unmarshal(rcfg))
-	sink = new(consumertest.MetricsSink)
-	rcv, err := rf.CreateMetrics(context.Background(), receivertest.NewNopSettings(rf.Type()), rcfg, sink)
-	require.NoError(t, err)
-	require.NoError(t, rcv.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { assert.NoError(t, rcv.Shutdown(context.Background())) })
+	sink = serveOTLP(t, addr)
 	select {
 	case err := <-done:
 		require.NoError(t, err, "the export succeeds once the receiver takes it")
@@ -93,6 +84,25 @@ func runOutage(t *testing.T, f exporter.Factory) (retries int, again []observer.
 // and makes no other, so the collector stops; its in-memory queue drops what is left,
 // counted. Before, each batch the queue held waited for the export's timeout in turn.
 func TestAStoppingExporterGivesUpOnAnEndpointThatDoesNotAnswer(t *testing.T) {
+	addr, accepted := silent(t)
+	exp, logs := deliverywatchtest.StartMetricsUnstopped(t, newFactory(300*time.Millisecond),
+		queueConfig(addr, map[string]any{"enabled": true, "queue_size": 100}))
+	for range 3 {
+		require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
+	}
+	require.Eventually(t, func() bool { return accepted.Load() >= 1 }, 10*time.Second, 10*time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // the first call waits on the connection
+	deliverywatchtest.ShutDown(t, exp.Shutdown)
+
+	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
+	require.Len(t, gaveUp, 1)
+	assert.Equal(t, addr, gaveUp[0].ContextMap()["endpoint"])
+	assert.EqualValues(t, 3, deliverywatchtest.DroppedPoints(logs))
+}
+
+// silent listens on a loopback address, takes connections and never speaks, and counts them.
+func silent(t *testing.T) (string, *atomic.Int32) {
+	t.Helper()
 	ln, err := net.Listen("tcp", freeport.Addr(t))
 	require.NoError(t, err)
 	var accepted atomic.Int32
@@ -107,23 +117,66 @@ func TestAStoppingExporterGivesUpOnAnEndpointThatDoesNotAnswer(t *testing.T) {
 		}
 	}()
 	t.Cleanup(func() { _ = ln.Close() })
+	return ln.Addr().String(), &accepted
+}
 
-	exp, logs := deliverywatchtest.StartMetricsUnstopped(t, newFactory(300*time.Millisecond), map[string]any{
-		"endpoint":         ln.Addr().String(),
+// queueConfig is a delivery configuration with a client timeout of 10 minutes and one
+// consumer, so that one call is in flight when the exporter stops.
+func queueConfig(endpoint string, queue map[string]any) map[string]any {
+	queue["num_consumers"] = 1
+	return map[string]any{
+		"endpoint":         endpoint,
 		"tls":              map[string]any{"insecure": true},
 		"timeout":          "10m",
-		"sending_queue":    map[string]any{"enabled": true, "queue_size": 100, "num_consumers": 1},
+		"sending_queue":    queue,
 		"retry_on_failure": map[string]any{"enabled": true, "initial_interval": "20ms", "max_interval": "100ms", "max_elapsed_time": 0},
-	})
+	}
+}
+
+// With a persistent sending queue (the Helm chart's default for OTLP sinks), what a stopping
+// exporter gives up on stays on disk: the next start sends it, the call that was in flight
+// included, and the log says it was kept, not dropped.
+func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
+	dir := t.TempDir()
+	conf := func(endpoint string) map[string]any {
+		return queueConfig(endpoint, map[string]any{"enabled": true, "queue_size": 100, "storage": deliverywatchtest.Storage.String()})
+	}
+	addr, accepted := silent(t)
+	storage := deliverywatchtest.StartFileStorage(t, dir)
+	exp, logs := deliverywatchtest.StartMetricsWithStorage(t, newFactory(300*time.Millisecond), conf(addr), storage)
 	for range 3 {
 		require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
 	}
 	require.Eventually(t, func() bool { return accepted.Load() >= 1 }, 10*time.Second, 10*time.Millisecond)
 	time.Sleep(100 * time.Millisecond) // the first call waits on the connection
 	deliverywatchtest.ShutDown(t, exp.Shutdown)
+	require.NoError(t, storage.Shutdown(context.Background()))
+	assert.Empty(t, logs.FilterMessageSnippet("Dropping data").All())
+	assert.EqualValues(t, 1, deliverywatchtest.KeptPoints(logs), "the call in flight")
 
-	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
-	require.Len(t, gaveUp, 1)
-	assert.Equal(t, ln.Addr().String(), gaveUp[0].ContextMap()["endpoint"])
-	assert.EqualValues(t, 3, deliverywatchtest.DroppedPoints(logs))
+	// The next start, with a receiver that answers.
+	rcvAddr := freeport.Addr(t)
+	sink := serveOTLP(t, rcvAddr)
+	storage = deliverywatchtest.StartFileStorage(t, dir)
+	t.Cleanup(func() { assert.NoError(t, storage.Shutdown(context.Background())) })
+	exp, _ = deliverywatchtest.StartMetricsWithStorage(t, newFactory(300*time.Millisecond), conf(rcvAddr), storage)
+	t.Cleanup(func() { assert.NoError(t, exp.Shutdown(context.Background())) })
+	require.Eventually(t, func() bool { return sink.DataPointCount() == 3 }, 10*time.Second, 10*time.Millisecond,
+		"every queued point, the one in flight at the stop included, is sent at the next start")
+}
+
+// serveOTLP starts the collector's OTLP receiver with gRPC on addr, into the returned sink.
+func serveOTLP(t *testing.T, addr string) *consumertest.MetricsSink {
+	t.Helper()
+	rf := otlpreceiver.NewFactory()
+	rcfg := rf.CreateDefaultConfig()
+	require.NoError(t, confmap.NewFromStringMap(map[string]any{
+		"protocols": map[string]any{"grpc": map[string]any{"endpoint": addr}},
+	}).Unmarshal(rcfg))
+	sink := new(consumertest.MetricsSink)
+	rcv, err := rf.CreateMetrics(context.Background(), receivertest.NewNopSettings(rf.Type()), rcfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, rcv.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { assert.NoError(t, rcv.Shutdown(context.Background())) })
+	return sink
 }

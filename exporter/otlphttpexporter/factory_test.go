@@ -9,19 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	core "go.opentelemetry.io/collector/exporter/otlphttpexporter"
 	"go.opentelemetry.io/collector/exporter/xexporter"
-	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
-	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -140,47 +136,17 @@ func TestAStoppingExporterGivesUpOnAnEndpointThatDoesNotAnswer(t *testing.T) {
 	assert.EqualValues(t, 1, requests.Load(), "the batches left are not sent to an endpoint that has not answered")
 }
 
-// hostWith is a host whose extensions are exts.
-type hostWith map[component.ID]component.Component
-
-func (h hostWith) GetExtensions() map[component.ID]component.Component { return h }
-
-// startFileStorage starts a file_storage extension on dir.
-func startFileStorage(t *testing.T, dir string) component.Component {
-	t.Helper()
-	f := filestorage.NewFactory()
-	cfg := f.CreateDefaultConfig().(*filestorage.Config)
-	cfg.Directory = dir
-	ext, err := f.Create(context.Background(), extensiontest.NewNopSettings(f.Type()), cfg)
-	require.NoError(t, err)
-	require.NoError(t, ext.Start(context.Background(), componenttest.NewNopHost()))
-	return ext
-}
-
 // With a persistent sending queue, what a stopping exporter gives up on stays on disk: the
-// next start sends it, the batch that was in flight included.
+// next start sends it, the batch that was in flight included, and the log says it was kept,
+// not dropped.
 func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
 	dir := t.TempDir()
-	storageID := component.MustNewID("file_storage")
-	queue := func() map[string]any {
-		return map[string]any{"enabled": true, "queue_size": 100, "storage": storageID.String()}
+	conf := func(endpoint string) map[string]any {
+		return queueConfig(endpoint, map[string]any{"enabled": true, "queue_size": 100, "storage": deliverywatchtest.Storage.String()})
 	}
-	// The same exporter ID at both starts: the queue's file is named after it.
-	set := exportertest.NewNopSettings(component.MustNewType("otlp_http"))
-	observed, logs := observer.New(zapcore.InfoLevel)
-	set.Logger = zap.New(observed)
-	start := func(f exporter.Factory, endpoint string, storage component.Component) exporter.Metrics {
-		cfg := f.CreateDefaultConfig()
-		require.NoError(t, confmap.NewFromStringMap(queueConfig(endpoint, queue())).Unmarshal(cfg))
-		exp, err := f.CreateMetrics(context.Background(), set, cfg)
-		require.NoError(t, err)
-		require.NoError(t, exp.Start(context.Background(), hostWith{storageID: storage}))
-		return exp
-	}
-
 	endpoint, requests := unanswering(t)
-	storage := startFileStorage(t, dir)
-	exp := start(newFactory(300*time.Millisecond), endpoint, storage)
+	storage := deliverywatchtest.StartFileStorage(t, dir)
+	exp, logs := deliverywatchtest.StartMetricsWithStorage(t, newFactory(300*time.Millisecond), conf(endpoint), storage)
 	for range 3 {
 		require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
 	}
@@ -192,7 +158,7 @@ func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
 	keptLines := logs.FilterMessage(deliverywatch.Kept).All()
 	require.Len(t, keptLines, 1)
 	assert.Equal(t, zapcore.WarnLevel, keptLines[0].Level)
-	assert.EqualValues(t, 1, keptLines[0].ContextMap()["kept_items"])
+	assert.EqualValues(t, 1, deliverywatchtest.KeptPoints(logs))
 
 	// The next start, with the backend back.
 	var points atomic.Int32
@@ -211,9 +177,9 @@ func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
 	require.NoError(t, err)
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
-	storage = startFileStorage(t, dir)
+	storage = deliverywatchtest.StartFileStorage(t, dir)
 	t.Cleanup(func() { assert.NoError(t, storage.Shutdown(context.Background())) })
-	exp = start(newFactory(300*time.Millisecond), "http://"+ln.Addr().String(), storage)
+	exp, _ = deliverywatchtest.StartMetricsWithStorage(t, newFactory(300*time.Millisecond), conf("http://"+ln.Addr().String()), storage)
 	t.Cleanup(func() { assert.NoError(t, exp.Shutdown(context.Background())) })
 	require.Eventually(t, func() bool { return points.Load() == 3 }, 10*time.Second, 10*time.Millisecond,
 		"every queued point, the one in flight at the stop included, is sent at the next start")

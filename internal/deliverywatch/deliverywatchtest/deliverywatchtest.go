@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
@@ -19,11 +20,14 @@ import (
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/exporter/xexporter"
+	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 )
 
 // Retrying is the collector's line for each retry of an export (exporterhelper).
@@ -122,6 +126,53 @@ func ShutDown(t *testing.T, shutdown func(context.Context) error) {
 	case <-time.After(time.Minute):
 		t.Fatal("the exporter still waits for its endpoint a minute into its shutdown: the collector cannot stop")
 	}
+}
+
+// Storage is the ID of the file_storage extension StartFileStorage starts, for an exporter's
+// sending_queue.storage.
+var Storage = component.MustNewID("file_storage")
+
+// StartFileStorage starts a file_storage extension on dir; the caller shuts it down.
+func StartFileStorage(t *testing.T, dir string) component.Component {
+	t.Helper()
+	f := filestorage.NewFactory()
+	cfg := f.CreateDefaultConfig().(*filestorage.Config)
+	cfg.Directory = dir
+	ext, err := f.Create(context.Background(), extensiontest.NewNopSettings(f.Type()), cfg)
+	require.NoError(t, err)
+	require.NoError(t, ext.Start(context.Background(), componenttest.NewNopHost()))
+	return ext
+}
+
+// StartMetricsWithStorage is StartMetricsUnstopped on a host whose Storage is storage. The
+// exporter's ID is the same at every call, as a restarted collector's is: its persistent
+// queue's file is named after it.
+func StartMetricsWithStorage(t *testing.T, f exporter.Factory, conf map[string]any, storage component.Component) (exporter.Metrics, *observer.ObservedLogs) {
+	t.Helper()
+	cfg := f.CreateDefaultConfig()
+	require.NoError(t, confmap.NewFromStringMap(conf).Unmarshal(cfg))
+	core, logs := observer.New(zapcore.InfoLevel)
+	set := exportertest.NewNopSettings(f.Type())
+	set.ID = component.NewID(f.Type()) // NewNopSettings names each exporter anew
+	set.Logger = zap.New(core)
+	exp, err := f.CreateMetrics(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), hostWith{Storage: storage}))
+	return exp, logs
+}
+
+// hostWith is a host whose extensions are its entries.
+type hostWith map[component.ID]component.Component
+
+func (h hostWith) GetExtensions() map[component.ID]component.Component { return h }
+
+// KeptPoints sums the points an exporter says its persistent queue kept at a stop.
+func KeptPoints(logs *observer.ObservedLogs) int64 {
+	var n int64
+	for _, e := range logs.FilterMessage(deliverywatch.Kept).All() {
+		n += e.ContextMap()["kept_items"].(int64)
+	}
+	return n
 }
 
 // DroppedPoints sums the points an exporter's queue says it dropped.
