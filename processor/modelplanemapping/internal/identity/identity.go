@@ -170,28 +170,34 @@ type group struct {
 // per identity, in order of first appearance, with the identity lifted and stripped.
 func (k *Keeper) split(idx int, rms pmetric.ResourceMetricsSlice, keep tuple) {
 	origin := rms.At(idx)
-	var groups []*group
+	var few [4]*group // a shared exporter's page: a few pods, usually
+	groups := few[:0]
 	groupFor := func(attrs pcommon.Map) *group {
 		for _, g := range groups {
 			if k.matches(attrs, g.identity) {
 				return g
 			}
 		}
-		g := &group{rm: pmetric.NewResourceMetrics(), scopes: make([]pmetric.ScopeMetrics, origin.ScopeMetrics().Len())}
+		// The new resource goes straight to the end of rms, after the resources Apply walks,
+		// in order of first appearance.
+		g := &group{rm: rms.AppendEmpty(), scopes: make([]pmetric.ScopeMetrics, origin.ScopeMetrics().Len())}
 		g.rm.ScopeMetrics().EnsureCapacity(len(g.scopes))
+		ids := k.read(attrs, nil)
+		// Sized once for the origin's attributes and the lifted ones: CopyTo keeps the
+		// capacity, so the Puts below do not grow it.
+		res := g.rm.Resource().Attributes()
+		res.EnsureCapacity(origin.Resource().Attributes().Len() + len(ids))
 		origin.Resource().CopyTo(g.rm.Resource())
 		g.rm.SetSchemaUrl(origin.SchemaUrl())
 		// The point's identity values move to the group's resource (it is stripped once it
 		// moves), and the group's identity refers to them there.
-		res := g.rm.Resource().Attributes()
-		ids := k.read(attrs, nil)
 		for _, e := range ids {
 			e.val.MoveTo(res.PutEmpty(e.key))
 		}
-		for _, e := range ids { // after every Put: a Put can move the map's entries
-			v, _ := res.Get(e.key)
-			g.identity = append(g.identity, kv{e.key, v})
+		for i := range ids { // after every Put: a Put can move the map's entries
+			ids[i].val, _ = res.Get(ids[i].key)
 		}
+		g.identity = ids
 		groups = append(groups, g)
 		return g
 	}
@@ -235,7 +241,4 @@ func (k *Keeper) split(idx int, rms pmetric.ResourceMetricsSlice, keep tuple) {
 		ms.RemoveIf(func(m pmetric.Metric) bool { return points.Count(m) == 0 })
 	}
 	sms.RemoveIf(func(sm pmetric.ScopeMetrics) bool { return sm.Metrics().Len() == 0 })
-	for _, g := range groups {
-		g.rm.MoveTo(rms.AppendEmpty())
-	}
 }
