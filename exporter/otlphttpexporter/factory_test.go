@@ -128,6 +128,7 @@ func TestAStoppingExporterGivesUpOnAnEndpointThatDoesNotAnswer(t *testing.T) {
 	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
 	require.Len(t, gaveUp, 1)
 	assert.Equal(t, endpoint+"/v1/metrics", gaveUp[0].ContextMap()["endpoint"])
+	assert.Equal(t, "in memory: what is left is dropped", gaveUp[0].ContextMap()["queue"])
 	var dropped int64
 	for _, e := range logs.FilterMessageSnippet("Exporting failed. Dropping data.").All() {
 		dropped += e.ContextMap()["dropped_items"].(int64)
@@ -155,6 +156,9 @@ func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
 	require.NoError(t, storage.Shutdown(context.Background()))
 	// The batch in flight is kept, and the log says so rather than "Dropping data".
 	assert.Empty(t, logs.FilterMessageSnippet("Dropping data").All())
+	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
+	require.Len(t, gaveUp, 1)
+	assert.Equal(t, "persistent: what is left is kept for the next start", gaveUp[0].ContextMap()["queue"])
 	keptLines := logs.FilterMessage(deliverywatch.Kept).All()
 	require.Len(t, keptLines, 1)
 	assert.Equal(t, zapcore.WarnLevel, keptLines[0].Level)

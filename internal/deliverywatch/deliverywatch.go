@@ -57,6 +57,7 @@ type Watch struct {
 	// gaveUp that giveUpAfter has passed since. abort cancels the requests in flight once the
 	// watch has given up on a failing endpoint, after it has said so (dropping).
 	giveUpAfter time.Duration
+	persistent  bool // the exporter's sending queue is on disk: what is left is kept
 	stopBegan   time.Time
 	gaveUp      bool
 	dropping    bool
@@ -125,7 +126,11 @@ func (w *Watch) dropIfFailing() {
 	w.dropping = true
 	failed, since, endpoint := w.failed, w.since, w.endpoint
 	w.mu.Unlock()
-	fields := []zap.Field{zap.String("endpoint", endpoint), zap.String("stopping_for", w.giveUpAfter.String())}
+	queue := "in memory: what is left is dropped"
+	if w.persistent {
+		queue = "persistent: what is left is kept for the next start"
+	}
+	fields := []zap.Field{zap.String("endpoint", endpoint), zap.String("stopping_for", w.giveUpAfter.String()), zap.String("queue", queue)}
 	if failed > 0 {
 		fields = append(fields, zap.Int("failed_requests", failed), zap.String("failing_for", w.now().Sub(since).Round(time.Second).String()))
 	}

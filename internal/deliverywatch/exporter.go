@@ -109,7 +109,8 @@ func (o Options) prepare(set *exporter.Settings, cfg component.Config) (*Watch, 
 	for _, r := range o.Rules {
 		wraps = append(wraps, zap.WrapCore(repeatlog.Core(r, o.Now)))
 	}
-	if o.PersistentQueue != nil && o.PersistentQueue(cfg) {
+	persistent := o.PersistentQueue != nil && o.PersistentQueue(cfg)
+	if persistent {
 		wraps = append(wraps, zap.WrapCore(keptCore))
 	}
 	set.Logger = set.Logger.WithOptions(wraps...)
@@ -119,6 +120,7 @@ func (o Options) prepare(set *exporter.Settings, cfg component.Config) (*Watch, 
 	}
 	w := New(set.Logger, o.LogUnanswered, o.Now)
 	w.GiveUpWhenStopping(o.GiveUpWhenStopping)
+	w.persistent = persistent
 	return w, watched, nil
 }
 
