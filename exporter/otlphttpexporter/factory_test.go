@@ -128,7 +128,7 @@ func TestAStoppingExporterGivesUpOnAnEndpointThatDoesNotAnswer(t *testing.T) {
 	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
 	require.Len(t, gaveUp, 1)
 	assert.Equal(t, endpoint+"/v1/metrics", gaveUp[0].ContextMap()["endpoint"])
-	assert.Equal(t, "in memory: what is left is dropped", gaveUp[0].ContextMap()["queue"])
+	assert.Equal(t, "not persistent: what is left is dropped", gaveUp[0].ContextMap()["queue"])
 	var dropped int64
 	for _, e := range logs.FilterMessageSnippet("Exporting failed. Dropping data.").All() {
 		dropped += e.ContextMap()["dropped_items"].(int64)

@@ -126,7 +126,7 @@ func (w *Watch) dropIfFailing() {
 	w.dropping = true
 	failed, since, endpoint := w.failed, w.since, w.endpoint
 	w.mu.Unlock()
-	queue := "in memory: what is left is dropped"
+	queue := "not persistent: what is left is dropped"
 	if w.persistent {
 		queue = "persistent: what is left is kept for the next start"
 	}
