@@ -137,30 +137,15 @@ func queueConfig(endpoint string, queue map[string]any) map[string]any {
 // exporter gives up on stays on disk: the next start sends it, the call that was in flight
 // included, and the log says it was kept, not dropped.
 func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
-	dir := t.TempDir()
 	conf := func(endpoint string) map[string]any {
 		return queueConfig(endpoint, map[string]any{"enabled": true, "queue_size": 100, "storage": deliverywatchtest.Storage.String()})
 	}
 	addr, accepted := silent(t)
-	storage := deliverywatchtest.StartFileStorage(t, dir)
-	exp, logs := deliverywatchtest.StartMetricsWithStorage(t, newFactory(300*time.Millisecond), conf(addr), storage)
-	for range 3 {
-		require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
-	}
-	require.Eventually(t, func() bool { return accepted.Load() >= 1 }, 10*time.Second, 10*time.Millisecond)
-	time.Sleep(100 * time.Millisecond) // the first call waits on the connection
-	deliverywatchtest.ShutDown(t, exp.Shutdown)
-	require.NoError(t, storage.Shutdown(context.Background()))
-	assert.Empty(t, logs.FilterMessageSnippet("Dropping data").All())
-	assert.EqualValues(t, 1, deliverywatchtest.KeptPoints(logs), "the call in flight")
-
-	// The next start, with a receiver that answers.
 	rcvAddr := freeport.Addr(t)
 	sink := serveOTLP(t, rcvAddr)
-	storage = deliverywatchtest.StartFileStorage(t, dir)
-	t.Cleanup(func() { assert.NoError(t, storage.Shutdown(context.Background())) })
-	exp, _ = deliverywatchtest.StartMetricsWithStorage(t, newFactory(300*time.Millisecond), conf(rcvAddr), storage)
-	t.Cleanup(func() { assert.NoError(t, exp.Shutdown(context.Background())) })
+	logs := deliverywatchtest.StopKeepingTheQueue(t, newFactory(300*time.Millisecond), conf,
+		addr, func() bool { return accepted.Load() >= 1 }, rcvAddr)
+	assert.EqualValues(t, 1, deliverywatchtest.KeptPoints(logs), "the call in flight")
 	require.Eventually(t, func() bool { return sink.DataPointCount() == 3 }, 10*time.Second, 10*time.Millisecond,
 		"every queued point, the one in flight at the stop included, is sent at the next start")
 }

@@ -141,30 +141,11 @@ func TestAStoppingExporterGivesUpOnAnEndpointThatDoesNotAnswer(t *testing.T) {
 // next start sends it, the batch that was in flight included, and the log says it was kept,
 // not dropped.
 func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
-	dir := t.TempDir()
 	conf := func(endpoint string) map[string]any {
 		return queueConfig(endpoint, map[string]any{"enabled": true, "queue_size": 100, "storage": deliverywatchtest.Storage.String()})
 	}
 	endpoint, requests := unanswering(t)
-	storage := deliverywatchtest.StartFileStorage(t, dir)
-	exp, logs := deliverywatchtest.StartMetricsWithStorage(t, newFactory(300*time.Millisecond), conf(endpoint), storage)
-	for range 3 {
-		require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
-	}
-	require.Eventually(t, func() bool { return requests.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
-	deliverywatchtest.ShutDown(t, exp.Shutdown)
-	require.NoError(t, storage.Shutdown(context.Background()))
-	// The batch in flight is kept, and the log says so rather than "Dropping data".
-	assert.Empty(t, logs.FilterMessageSnippet("Dropping data").All())
-	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
-	require.Len(t, gaveUp, 1)
-	assert.Equal(t, "persistent: what is left is kept for the next start", gaveUp[0].ContextMap()["queue"])
-	keptLines := logs.FilterMessage(deliverywatch.Kept).All()
-	require.Len(t, keptLines, 1)
-	assert.Equal(t, zapcore.WarnLevel, keptLines[0].Level)
-	assert.EqualValues(t, 1, deliverywatchtest.KeptPoints(logs))
-
-	// The next start, with the backend back.
+	// The endpoint of the next start, with the backend back.
 	var points atomic.Int32
 	srv := &http.Server{ReadHeaderTimeout: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
@@ -181,10 +162,17 @@ func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
 	require.NoError(t, err)
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
-	storage = deliverywatchtest.StartFileStorage(t, dir)
-	t.Cleanup(func() { assert.NoError(t, storage.Shutdown(context.Background())) })
-	exp, _ = deliverywatchtest.StartMetricsWithStorage(t, newFactory(300*time.Millisecond), conf("http://"+ln.Addr().String()), storage)
-	t.Cleanup(func() { assert.NoError(t, exp.Shutdown(context.Background())) })
+
+	logs := deliverywatchtest.StopKeepingTheQueue(t, newFactory(300*time.Millisecond), conf,
+		endpoint, func() bool { return requests.Load() == 1 }, "http://"+ln.Addr().String())
+	// The batch in flight is kept, and the log says so rather than "Dropping data".
+	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
+	require.Len(t, gaveUp, 1)
+	assert.Equal(t, "persistent: what is left is kept for the next start", gaveUp[0].ContextMap()["queue"])
+	keptLines := logs.FilterMessage(deliverywatch.Kept).All()
+	require.Len(t, keptLines, 1)
+	assert.Equal(t, zapcore.WarnLevel, keptLines[0].Level)
+	assert.EqualValues(t, 1, deliverywatchtest.KeptPoints(logs))
 	require.Eventually(t, func() bool { return points.Load() == 3 }, 10*time.Second, 10*time.Millisecond,
 		"every queued point, the one in flight at the stop included, is sent at the next start")
 }

@@ -161,6 +161,36 @@ func StartMetricsWithStorage(t *testing.T, f exporter.Factory, conf map[string]a
 	return exp, logs
 }
 
+// StopKeepingTheQueue runs f's exporter with a persistent queue across a stop. Configured
+// by conf(endpoint) (whose sending_queue names Storage, with one consumer), on a fresh
+// folder, it takes three batches of one point and sends the first to hanging, which never
+// answers; it is stopped once inFlight says that request is out, and must not log anything
+// as dropped. Then an exporter of the same ID starts on the same folder against answering,
+// to send what the queue kept; it is shut down when the test ends. It returns the stopped
+// exporter's log.
+func StopKeepingTheQueue(t *testing.T, f exporter.Factory, conf func(endpoint string) map[string]any,
+	hanging string, inFlight func() bool, answering string,
+) *observer.ObservedLogs {
+	t.Helper()
+	dir := t.TempDir()
+	storage := StartFileStorage(t, dir)
+	exp, logs := StartMetricsWithStorage(t, f, conf(hanging), storage)
+	for range 3 {
+		require.NoError(t, exp.ConsumeMetrics(context.Background(), OneGauge()))
+	}
+	require.Eventually(t, inFlight, 10*time.Second, 10*time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // a gRPC call waits on its connection
+	ShutDown(t, exp.Shutdown)
+	require.NoError(t, storage.Shutdown(context.Background()))
+	assert.Empty(t, logs.FilterMessageSnippet("Dropping data").All())
+
+	storage = StartFileStorage(t, dir)
+	t.Cleanup(func() { assert.NoError(t, storage.Shutdown(context.Background())) })
+	exp, _ = StartMetricsWithStorage(t, f, conf(answering), storage)
+	t.Cleanup(func() { assert.NoError(t, exp.Shutdown(context.Background())) })
+	return logs
+}
+
 // hostWith is a host whose extensions are its entries.
 type hostWith map[component.ID]component.Component
 
