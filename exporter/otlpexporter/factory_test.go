@@ -85,14 +85,8 @@ func runOutage(t *testing.T, f exporter.Factory) (retries int, again []observer.
 // counted. Before, each batch the queue held waited for the export's timeout in turn.
 func TestAStoppingExporterGivesUpOnAnEndpointThatDoesNotAnswer(t *testing.T) {
 	addr, accepted := silent(t)
-	exp, logs := deliverywatchtest.StartMetricsUnstopped(t, newFactory(300*time.Millisecond),
-		queueConfig(addr, map[string]any{"enabled": true, "queue_size": 100}))
-	for range 3 {
-		require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
-	}
-	require.Eventually(t, func() bool { return accepted.Load() >= 1 }, 10*time.Second, 10*time.Millisecond)
-	time.Sleep(100 * time.Millisecond) // the first call waits on the connection
-	deliverywatchtest.ShutDown(t, exp.Shutdown)
+	logs := deliverywatchtest.StopWithThreeQueued(t, newFactory(300*time.Millisecond),
+		queueConfig(addr, map[string]any{"enabled": true, "queue_size": 100}), func() bool { return accepted.Load() >= 1 })
 
 	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
 	require.Len(t, gaveUp, 1)

@@ -117,13 +117,8 @@ func queueConfig(endpoint string, queue map[string]any) map[string]any {
 // in-memory queue drops what is left, counted.
 func TestAStoppingExporterGivesUpOnAnEndpointThatDoesNotAnswer(t *testing.T) {
 	endpoint, requests := unanswering(t)
-	exp, logs := deliverywatchtest.StartMetricsUnstopped(t, newFactory(300*time.Millisecond),
-		queueConfig(endpoint, map[string]any{"enabled": true, "queue_size": 100}))
-	for range 3 {
-		require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
-	}
-	require.Eventually(t, func() bool { return requests.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
-	deliverywatchtest.ShutDown(t, exp.Shutdown)
+	logs := deliverywatchtest.StopWithThreeQueued(t, newFactory(300*time.Millisecond),
+		queueConfig(endpoint, map[string]any{"enabled": true, "queue_size": 100}), func() bool { return requests.Load() == 1 })
 
 	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
 	require.Len(t, gaveUp, 1)

@@ -161,6 +161,26 @@ func StartMetricsWithStorage(t *testing.T, f exporter.Factory, conf map[string]a
 	return exp, logs
 }
 
+// StopWithThreeQueued starts f's exporter as StartMetricsUnstopped does, gives it three
+// batches of one point, and stops it once inFlight says the first request is out (to an
+// endpoint that never answers, in the tests that use it). It returns the exporter's log.
+func StopWithThreeQueued(t *testing.T, f exporter.Factory, conf map[string]any, inFlight func() bool) *observer.ObservedLogs {
+	t.Helper()
+	exp, logs := StartMetricsUnstopped(t, f, conf)
+	stopWithThreeQueued(t, exp, inFlight)
+	return logs
+}
+
+func stopWithThreeQueued(t *testing.T, exp exporter.Metrics, inFlight func() bool) {
+	t.Helper()
+	for range 3 {
+		require.NoError(t, exp.ConsumeMetrics(context.Background(), OneGauge()))
+	}
+	require.Eventually(t, inFlight, 10*time.Second, 10*time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // a gRPC call waits on its connection
+	ShutDown(t, exp.Shutdown)
+}
+
 // StopKeepingTheQueue runs f's exporter with a persistent queue across a stop. Configured
 // by conf(endpoint) (whose sending_queue names Storage, with one consumer), on a fresh
 // folder, it takes three batches of one point and sends the first to hanging, which never
@@ -175,12 +195,7 @@ func StopKeepingTheQueue(t *testing.T, f exporter.Factory, conf func(endpoint st
 	dir := t.TempDir()
 	storage := StartFileStorage(t, dir)
 	exp, logs := StartMetricsWithStorage(t, f, conf(hanging), storage)
-	for range 3 {
-		require.NoError(t, exp.ConsumeMetrics(context.Background(), OneGauge()))
-	}
-	require.Eventually(t, inFlight, 10*time.Second, 10*time.Millisecond)
-	time.Sleep(100 * time.Millisecond) // a gRPC call waits on its connection
-	ShutDown(t, exp.Shutdown)
+	stopWithThreeQueued(t, exp, inFlight)
 	require.NoError(t, storage.Shutdown(context.Background()))
 	assert.Empty(t, logs.FilterMessageSnippet("Dropping data").All())
 
