@@ -338,11 +338,17 @@ const memoryLimitMiB = 400
 
 func startCollector(t *testing.T, setup collectorSetup) *process {
 	t.Helper()
+	return startCollectorFrom(t, collectorBin, nil, setup)
+}
+
+// startCollectorFrom starts the collector binary bin with env (nil: this process's).
+func startCollectorFrom(t *testing.T, bin string, env []string, setup collectorSetup) *process {
+	t.Helper()
 	var buf bytes.Buffer
 	require.NoError(t, collectorConfig.Execute(&buf, setup))
 	cfg := filepath.Join(t.TempDir(), "collector.yaml")
 	require.NoError(t, os.WriteFile(cfg, buf.Bytes(), 0o600))
-	p := start(t, collectorBin, "--config="+cfg)
+	p := startWithEnv(t, env, bin, "--config="+cfg)
 	require.Eventually(t, func() bool {
 		resp, err := http.Get("http://" + setup.Health)
 		if err != nil {

@@ -42,6 +42,12 @@ func Evict(path string) error {
 	return nil
 }
 
+// CachedBytes says how many bytes of the file at path the page cache holds.
+func CachedBytes(path string) (int64, error) {
+	cached, _, err := cachedPages(path)
+	return int64(cached) * int64(os.Getpagesize()), err
+}
+
 // cachedPages says how many pages of the file at path the page cache holds, of how many.
 func cachedPages(path string) (cached, pages int, err error) {
 	f, err := os.Open(path)
