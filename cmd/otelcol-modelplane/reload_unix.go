@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/collectorreload"
+	"github.com/modelplaneai/otelcol-modelplane/internal/startuppages"
 )
 
 // The collector reloads its configuration on SIGHUP. The mapping processor uses that to
@@ -31,7 +32,12 @@ func init() {
 		if err := reloadWouldLoad(os.Args[1:]); err != nil {
 			return err
 		}
-		return syscall.Kill(os.Getpid(), syscall.SIGHUP)
+		if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+			return err
+		}
+		// The reload builds the pipelines anew and maps the code that start-up read again.
+		startuppages.AfterReload()
+		return nil
 	})
 }
 

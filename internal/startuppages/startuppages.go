@@ -15,6 +15,7 @@ package startuppages
 import (
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 )
 
@@ -43,6 +44,26 @@ func AtStart(getenv func(string) string, stderr io.Writer) {
 		_, _ = fmt.Fprintf(stderr, "otelcol-modelplane: environment variable %s=%q: want \"keep\" (keep the executable's start-up pages mapped) or \"release\" (the default); releasing them\n", Env, v)
 	}
 	_, _ = Release()
-	time.AfterFunc(Again, func() { _, _ = Release() })
-	time.AfterFunc(Settled, func() { _ = Settle() })
+	released.Store(true)
+	releaseLater()
 }
+
+// released says whether AtStart released the start-up pages, and AfterReload then does too.
+var released atomic.Bool
+
+// AfterReload releases, at Again after it, the pages that a reload of the configuration
+// maps again (the collector builds its pipelines anew, reading the code start-up read), and
+// settles the release at Settled, when AtStart released the start-up pages.
+func AfterReload() {
+	if released.Load() {
+		releaseLater()
+	}
+}
+
+func releaseLater() {
+	afterFunc(Again, func() { _, _ = Release() })
+	afterFunc(Settled, func() { _ = Settle() })
+}
+
+// afterFunc is time.AfterFunc, and what a test sees of the scheduling.
+var afterFunc = func(d time.Duration, f func()) { time.AfterFunc(d, f) }

@@ -1,6 +1,7 @@
 package startuppages
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -8,24 +9,53 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
+// scheduled replaces the timers for the test and returns when each would fire.
+func scheduled(t *testing.T) *[]time.Duration {
+	var at []time.Duration
+	afterFunc = func(d time.Duration, _ func()) { at = append(at, d) }
+	t.Cleanup(func() {
+		afterFunc = func(d time.Duration, f func()) { time.AfterFunc(d, f) }
+		released.Store(false)
+	})
+	return &at
+}
+
 func TestAtStartReadsTheEnvironment(t *testing.T) {
-	again, settled := Again, Settled
-	Again, Settled = time.Hour, time.Hour
-	t.Cleanup(func() { Again, Settled = again, settled })
+	assert.Equal(t, []time.Duration{2 * time.Second, 30 * time.Second}, []time.Duration{Again, Settled})
 	for _, tc := range []struct {
 		value, stderr string
+		later         []time.Duration
 	}{
-		{"", ""},
-		{"release", ""},
-		{"keep", ""},
-		{"kept", `otelcol-modelplane: environment variable OTELCOL_MODELPLANE_STARTUP_PAGES="kept": want "keep" (keep the executable's start-up pages mapped) or "release" (the default); releasing them` + "\n"},
+		{"", "", []time.Duration{Again, Settled}},
+		{"release", "", []time.Duration{Again, Settled}},
+		{"keep", "", nil},
+		{"kept", `otelcol-modelplane: environment variable OTELCOL_MODELPLANE_STARTUP_PAGES="kept": want "keep" (keep the executable's start-up pages mapped) or "release" (the default); releasing them` + "\n", []time.Duration{Again, Settled}},
 	} {
-		var stderr strings.Builder
-		AtStart(func(k string) string {
-			assert.Equal(t, Env, k)
-			return tc.value
-		}, &stderr)
-		assert.Equal(t, tc.stderr, stderr.String(), tc.value)
+		t.Run(tc.value, func(t *testing.T) {
+			at := scheduled(t)
+			var stderr strings.Builder
+			AtStart(func(k string) string {
+				assert.Equal(t, Env, k)
+				return tc.value
+			}, &stderr)
+			assert.Equal(t, tc.stderr, stderr.String())
+			assert.Equal(t, tc.later, *at)
+		})
 	}
-	assert.Equal(t, []time.Duration{2 * time.Second, 30 * time.Second}, []time.Duration{again, settled})
+}
+
+// A reload maps the code start-up read again: it is released again, unless the start-up
+// pages are kept.
+func TestAfterReloadReleasesAgain(t *testing.T) {
+	at := scheduled(t)
+	AfterReload()
+	assert.Empty(t, *at, "no release at start, none after a reload")
+
+	AtStart(func(string) string { return "keep" }, io.Discard)
+	AfterReload()
+	assert.Empty(t, *at, "kept")
+
+	AtStart(func(string) string { return "" }, io.Discard)
+	AfterReload()
+	assert.Equal(t, []time.Duration{Again, Settled, Again, Settled}, *at, "at start, then after the reload")
 }
