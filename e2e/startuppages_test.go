@@ -1,12 +1,8 @@
 package e2e
 
 import (
-	"bufio"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +11,7 @@ import (
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/pagecache"
+	"github.com/modelplaneai/otelcol-modelplane/internal/procstat"
 	"github.com/modelplaneai/otelcol-modelplane/internal/startuppages"
 )
 
@@ -56,7 +53,9 @@ func TestStartupPagesAreGivenBack(t *testing.T) {
 	fileKiB := map[string]int64{}
 	cached := map[string]int64{}
 	for _, c := range cols {
-		fileKiB[c.mode] = statusKiB(t, c.col.cmd.Process.Pid, "RssFile")
+		_, file, err := procstat.Resident(c.col.cmd.Process.Pid)
+		require.NoError(t, err)
+		fileKiB[c.mode] = file / 1024
 		n, err := pagecache.CachedBytes(c.bin)
 		require.NoError(t, err)
 		cached[c.mode] = n
@@ -79,22 +78,4 @@ func TestStartupPagesAreGivenBack(t *testing.T) {
 		assert.NotContains(t, c.col.out.String(), "panic")
 		assert.NotContains(t, c.col.out.String(), "SIGSEGV")
 	}
-}
-
-// statusKiB reads a field of /proc/<pid>/status in KiB.
-func statusKiB(t *testing.T, pid int, field string) int64 {
-	t.Helper()
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	require.NoError(t, err)
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
-			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			require.NoError(t, err)
-			return n
-		}
-	}
-	t.Fatalf("no %s in /proc/%d/status", field, pid)
-	return 0
 }
