@@ -27,18 +27,26 @@ func init() {
 	// The collector starts handling SIGHUP only once its pipelines run; until then the signal's
 	// default action would end the process. Listening here (the buffer of one drops repeats)
 	// makes an early SIGHUP harmless.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
+	hups := make(chan os.Signal, 1)
+	signal.Notify(hups, syscall.SIGHUP)
+	go afterEachSIGHUP(hups)
 	collectorreload.Set(func() error {
 		if err := reloadWouldLoad(os.Args[1:]); err != nil {
 			return err
 		}
-		if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
-			return err
-		}
-		// The reload builds the pipelines anew and maps the code that start-up read again.
-		startuppages.AfterReload()
-		return nil
+		return syscall.Kill(os.Getpid(), syscall.SIGHUP)
 	})
+}
+
+// afterSIGHUP runs after every SIGHUP, the collector's own and an operator's (`kill -HUP`,
+// `systemctl reload`) alike: the reload that follows builds the pipelines anew and maps the
+// code that start-up read again, so those pages are released again.
+var afterSIGHUP = startuppages.AfterReload
+
+func afterEachSIGHUP(hups <-chan os.Signal) {
+	for range hups {
+		afterSIGHUP()
+	}
 }
 
 // reloadWouldLoad validates, in a child process of this binary, the configuration a reload
