@@ -3,7 +3,8 @@
 // Command e2e compares whole collectors on the same work: otelcol-modelplane against the
 // reference collector running the processors Modelplane renders for contrib. Both scrape the
 // same demo fleet (engine replicas and GPUs from testdata/exposition, counters advancing)
-// for the same time, export over OTLP/HTTP to the same local sink, in alternating runs. It
+// for the same time, export over OTLP/HTTP to local sinks, in alternating runs (or both at
+// once, -together). It
 // prints per run: CPU seconds, peak RSS, series and samples out, start-up time to first
 // export; and checks that both exported the same series.
 //
@@ -44,6 +45,7 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/procstat"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
 
@@ -62,6 +64,7 @@ func main() {
 	refEnvFlag := flag.String("reference-env", "", "extra environment for the reference collector only, as -ours-env (give both the same to measure a setting on both)")
 	flag.BoolVar(&openMetrics, "openmetrics", false, "vLLM and SGLang engines answer in OpenMetrics, as the real ones do when the Prometheus receiver asks (both collectors); the text format otherwise")
 	flag.BoolVar(&oursKeptPages, "ours-kept-pages", false, "an experiment: our collector gets pages that hold only the lines its keep rule keeps (the reference still gets whole pages), to measure what never sending, or skipping before parsing, the rest would save")
+	both := flag.Bool("together", false, "run both collectors at once in each repetition, on the same fleet and over the same window, instead of one after the other: both meet the same load of the machine, so the ratio of a pair no longer moves with it (start-up then overlaps the other collector's scraping); not with -profiles")
 	idleConfig := flag.String("idle-config", "", "print the idle run's configuration of this collector (ours or reference), exporting nowhere, and exit (scripts/resident-pages.py runs a collector under it)")
 	flag.Parse()
 	if *idleConfig != "" {
@@ -89,6 +92,26 @@ func main() {
 		}
 	}
 
+	if *both && *profiles != "" {
+		log.Fatal("-together and -profiles: profile in runs one after the other")
+	}
+	bins := map[string]string{"ours": *ours, "reference": *ref}
+	// repetition runs both collectors once, as -together says, in order.
+	repetition := func(r int, targets []target, runFor time.Duration, prof func(which string) profile) (map[string]result, error) {
+		if *both {
+			return together(bins, order(r), targets, *interval, runFor)
+		}
+		out := map[string]result{}
+		for _, which := range order(r) {
+			res, err := run(bins[which], which, targets, *interval, runFor, prof(which))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", which, err)
+			}
+			out[which] = res
+		}
+		return out, nil
+	}
+
 	if *profiles != "" {
 		if err := os.MkdirAll(*profiles, 0o755); err != nil {
 			log.Fatal(err)
@@ -99,13 +122,13 @@ func main() {
 	if *idleFor > 0 {
 		var runs ratios
 		for r := 0; r < *reps; r++ {
+			res, err := repetition(r, nil, *idleFor, func(string) profile { return profile{} })
+			if err != nil {
+				log.Fatalf("idle: %v", err)
+			}
 			for _, which := range order(r) {
-				res, err := run(binary(which, *ours, *ref), which, nil, *interval, *idleFor, profile{})
-				if err != nil {
-					log.Fatalf("%s idle: %v", which, err)
-				}
-				fmt.Printf("| idle | %s | %.2f | | %.1f | %.1f | | | |\n", which, res.cpu, mib(res.peakRSS), mib(res.peakAnon))
-				runs.add(which, r, res)
+				fmt.Printf("| idle | %s | %.2f | | %.1f | %.1f | | | |\n", which, res[which].cpu, mib(res[which].peakRSS), mib(res[which].peakAnon))
+				runs.add(which, r, res[which])
 			}
 		}
 		fmt.Printf("| idle | %s | %s | | %s | %s | | | |\n", ratioLabel, runs.of(cpuWhole), runs.of(rssPeak), runs.of(anonPeak))
@@ -130,26 +153,27 @@ func main() {
 		series := map[string]map[string]bool{}
 		var runs ratios
 		for r := 0; r < *reps; r++ {
+			last := size == sizeList[len(sizeList)-1] && r == *reps-1
+			prof := func(which string) profile {
+				if *profiles == "" || !last {
+					return profile{}
+				}
+				return profile{out: filepath.Join(*profiles, filepath.Base(bins[which])+".pprof"), length: *profileFor}
+			}
+			res, err := repetition(r, targets, *runFor, prof)
+			if err != nil {
+				log.Fatalf("%s: %v", size, err)
+			}
 			for _, which := range order(r) {
-				bin := binary(which, *ours, *ref)
-				last := size == sizeList[len(sizeList)-1] && r == *reps-1
-				prof := profile{}
-				if *profiles != "" && last {
-					prof = profile{out: filepath.Join(*profiles, filepath.Base(bin)+".pprof"), length: *profileFor}
-				}
-				res, err := run(bin, which, targets, *interval, *runFor, prof)
-				if err != nil {
-					log.Fatalf("%s %s: %v", which, size, err)
-				}
 				label := which
-				if prof.out != "" {
+				if prof(which).out != "" {
 					label += " (profiled)"
 				}
 				fmt.Printf("| %d engines, %d GPUs | %s | %.2f | %.2f | %.1f | %.1f | %d | %d | %v |\n", engines, gpus, label,
-					res.cpu, res.cpuSteady, mib(res.peakRSS), mib(res.peakAnon), len(res.series), res.samples, res.startup.Round(10*time.Millisecond))
-				series[which] = res.series
-				if prof.out == "" {
-					runs.add(which, r, res)
+					res[which].cpu, res[which].cpuSteady, mib(res[which].peakRSS), mib(res[which].peakAnon), len(res[which].series), res[which].samples, res[which].startup.Round(10*time.Millisecond))
+				series[which] = res[which].series
+				if prof(which).out == "" {
+					runs.add(which, r, res[which])
 				}
 			}
 		}
@@ -174,13 +198,6 @@ func order(rep int) []string {
 		return []string{"reference", "ours"}
 	}
 	return []string{"ours", "reference"}
-}
-
-func binary(which, ours, ref string) string {
-	if which == "reference" {
-		return ref
-	}
-	return ours
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
@@ -439,20 +456,59 @@ func renderConfig(which string, targets []target, interval time.Duration, sink, 
 }
 
 func run(bin, which string, targets []target, interval, runFor time.Duration, prof profile) (result, error) {
-	s := &sink{series: map[string]bool{}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	c, err := launch(bin, which, targets, interval, prof)
 	if err != nil {
 		return result{}, err
 	}
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second}
+	defer c.close()
+	time.Sleep(runFor)
+	return c.finish()
+}
+
+// collector is one collector process started on a fleet, exporting to a sink of its own.
+type collector struct {
+	cmd         *exec.Cmd
+	sink        *sink
+	began       time.Time
+	cpuAtFirst  float64
+	peakAnon    *atomic.Int64
+	endSampling func()
+	cleanups    []func()
+	cpu         float64
+	rss         int64
+}
+
+// close stops the collector if finish did not, and removes what launch made for it.
+func (c *collector) close() {
+	for i := len(c.cleanups) - 1; i >= 0; i-- {
+		c.cleanups[i]()
+	}
+}
+
+// launch starts which's collector on targets, and returns once it has exported (right away
+// for an idle run, one with no targets), and after the profile prof asks for.
+func launch(bin, which string, targets []target, interval time.Duration, prof profile) (_ *collector, err error) {
+	c := &collector{sink: &sink{series: map[string]bool{}}, peakAnon: new(atomic.Int64)}
+	defer func() {
+		if err != nil {
+			for i := len(c.cleanups) - 1; i >= 0; i-- {
+				c.cleanups[i]()
+			}
+		}
+	}()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: c.sink, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
+	c.cleanups = append(c.cleanups, func() { srv.Close() })
 
 	pprof := ""
 	if prof.out != "" {
 		pl, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return result{}, err
+			return nil, err
 		}
 		pprof = pl.Addr().String()
 		pl.Close()
@@ -460,16 +516,16 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 	idle := len(targets) == 0
 	cfg, err := renderConfig(which, targets, interval, ln.Addr().String(), pprof)
 	if err != nil {
-		return result{}, err
+		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "bench-e2e")
 	if err != nil {
-		return result{}, err
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	c.cleanups = append(c.cleanups, func() { os.RemoveAll(dir) })
 	path := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(path, cfg, 0o600); err != nil {
-		return result{}, err
+		return nil, err
 	}
 	// Every run starts from an executable that the page cache does not hold, as on a node
 	// that has just pulled the image: the file pages mapped on a fault count in RSS, and how
@@ -477,23 +533,28 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 	// mapped almost whole), so a warm cache would make RSS depend on which binary was built or
 	// read last.
 	if err := pagecache.Evict(bin); err != nil {
-		return result{}, err
+		return nil, err
 	}
 	args := []string{"--config=" + path}
 	if which == "ours" && oursFeatureGates != "" {
 		args = append(args, "--feature-gates="+oursFeatureGates)
 	}
-	cmd := exec.Command(bin, args...)
+	c.cmd = exec.Command(bin, args...)
 	if env := extraEnv[which]; len(env) > 0 {
-		cmd.Env = append(os.Environ(), env...)
+		c.cmd.Env = append(os.Environ(), env...)
 	}
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	began := time.Now()
-	if err := cmd.Start(); err != nil {
-		return result{}, err
+	var logs syncbuffer.Buffer
+	c.cmd.Stdout, c.cmd.Stderr = &logs, &logs
+	c.began = time.Now()
+	if err := c.cmd.Start(); err != nil {
+		return nil, err
 	}
-	var peakAnon atomic.Int64
+	c.cleanups = append(c.cleanups, func() {
+		if c.cmd.ProcessState == nil {
+			_ = c.cmd.Process.Kill()
+			_ = c.cmd.Wait()
+		}
+	})
 	sampled := make(chan struct{})
 	stopSampling := make(chan struct{})
 	go func() {
@@ -501,8 +562,8 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if anon, _, err := procstat.Resident(cmd.Process.Pid); err == nil && anon > peakAnon.Load() {
-				peakAnon.Store(anon)
+			if anon, _, err := procstat.Resident(c.cmd.Process.Pid); err == nil && anon > c.peakAnon.Load() {
+				c.peakAnon.Store(anon)
 			}
 			select {
 			case <-stopSampling:
@@ -511,42 +572,99 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 			}
 		}
 	}()
-	endSampling := sync.OnceFunc(func() { close(stopSampling); <-sampled })
-	defer endSampling()
+	c.endSampling = sync.OnceFunc(func() { close(stopSampling); <-sampled })
+	c.cleanups = append(c.cleanups, c.endSampling)
 	deadline := time.Now().Add(60 * time.Second)
 	for !idle {
-		s.mu.Lock()
-		first := s.first
-		s.mu.Unlock()
+		c.sink.mu.Lock()
+		first := c.sink.first
+		c.sink.mu.Unlock()
 		if !first.IsZero() {
 			break
 		}
 		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			return result{}, fmt.Errorf("no export within 60s:\n%s", tail(logs.String()))
+			return nil, fmt.Errorf("no export within 60s:\n%s", tail(logs.String()))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	cpuAtFirst, _, err := procstat.Read(cmd.Process.Pid)
-	if err != nil {
-		return result{}, err
+	if err := c.markSteady(); err != nil {
+		return nil, err
 	}
 	if pprof != "" {
 		if err := fetchProfile(pprof, prof); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// markSteady starts the window of the run's CPU after first export now.
+func (c *collector) markSteady() error {
+	cpu, _, err := procstat.Read(c.cmd.Process.Pid)
+	c.cpuAtFirst = cpu
+	return err
+}
+
+// read ends the run's window: its CPU and peak RSS now.
+func (c *collector) read() error {
+	c.endSampling()
+	var err error
+	c.cpu, c.rss, err = procstat.Read(c.cmd.Process.Pid)
+	return err
+}
+
+// finish reads the run's figures (unless read did) and stops the collector.
+func (c *collector) finish() (result, error) {
+	if c.cpu == 0 {
+		if err := c.read(); err != nil {
 			return result{}, err
 		}
 	}
-	time.Sleep(runFor)
-	endSampling()
-	cpu, rss, err := procstat.Read(cmd.Process.Pid)
-	if err != nil {
-		return result{}, err
-	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	_ = cmd.Wait()
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	_ = c.cmd.Wait()
+	s := c.sink
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return result{cpu: cpu, cpuSteady: cpu - cpuAtFirst, peakRSS: rss, peakAnon: peakAnon.Load(), series: s.series, samples: s.samples, startup: s.first.Sub(began)}, nil
+	return result{cpu: c.cpu, cpuSteady: c.cpu - c.cpuAtFirst, peakRSS: c.rss, peakAnon: c.peakAnon.Load(), series: s.series, samples: s.samples, startup: s.first.Sub(c.began)}, nil
+}
+
+// together runs both collectors at once on the same fleet for one repetition: started in
+// order, one after the other has exported, then measured over the same window of runFor, so
+// that both meet the same load of the machine.
+func together(bins map[string]string, order []string, targets []target, interval, runFor time.Duration) (map[string]result, error) {
+	cs := map[string]*collector{}
+	defer func() {
+		for _, c := range cs {
+			c.close()
+		}
+	}()
+	for _, which := range order {
+		c, err := launch(bins[which], which, targets, interval, profile{})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", which, err)
+		}
+		cs[which] = c
+	}
+	for _, which := range order {
+		if err := cs[which].markSteady(); err != nil {
+			return nil, err
+		}
+	}
+	time.Sleep(runFor)
+	for _, which := range order {
+		if err := cs[which].read(); err != nil {
+			return nil, err
+		}
+	}
+	out := map[string]result{}
+	for _, which := range order {
+		res, err := cs[which].finish()
+		if err != nil {
+			return nil, err
+		}
+		out[which] = res
+	}
+	return out, nil
 }
 
 func tail(s string) string {
