@@ -4,9 +4,8 @@
 // reference collector running the processors Modelplane renders for contrib. Both scrape the
 // same demo fleet (engine replicas and GPUs from testdata/exposition, counters advancing)
 // for the same time, export over OTLP/HTTP to local sinks, in alternating runs (or both at
-// once, -together). It
-// prints per run: CPU seconds, peak RSS, series and samples out, start-up time to first
-// export; and checks that both exported the same series.
+// once, -together). It prints per run: CPU seconds, peak RSS, series and samples out,
+// start-up time to first export; and checks that both exported the same series.
 //
 //	go run ./bench/e2e -ours bin/otelcol-modelplane -reference bin/otelcol-reference
 //
