@@ -36,6 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 )
@@ -822,5 +823,36 @@ func TestGOMEMLIMIT(t *testing.T) {
 			}
 		}
 		assert.Equal(t, want, got, limit)
+	}
+}
+
+// The pod's grace period, and the exporters' time at a stop within it: 15 s less, at least
+// half (internal/deliverywatch reads the variable; 15 s is also its default).
+func TestExportersStopWithinTheGracePeriod(t *testing.T) {
+	for grace, want := range map[string]string{"": "15s", "30": "15s", "120": "105s", "20": "10s", "2": "1s"} {
+		values := ""
+		if grace != "" {
+			values = "terminationGracePeriodSeconds: " + grace + "\n"
+		}
+		out, err := renderValues(t, values)
+		require.NoError(t, err, grace)
+		spec := daemonSetOf(t, out).Spec.Template.Spec
+		if grace == "" {
+			grace = "30"
+		}
+		require.NotNil(t, spec.TerminationGracePeriodSeconds)
+		assert.Equal(t, grace, fmt.Sprint(*spec.TerminationGracePeriodSeconds))
+		got := ""
+		for _, e := range spec.Containers[0].Env {
+			if e.Name == deliverywatch.GiveUpEnv {
+				got = e.Value
+			}
+		}
+		assert.Equal(t, want, got, grace)
+	}
+	for _, bad := range []string{"1", "0", "\"30s\""} {
+		_, err := renderValues(t, "terminationGracePeriodSeconds: "+bad+"\n")
+		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), "terminationGracePeriodSeconds", bad)
 	}
 }

@@ -170,6 +170,32 @@ func TestAStoppingExporterGivesUpOnAFailingEndpoint(t *testing.T) {
 	assert.Equal(t, sent, writes.Load(), "nothing is sent after the shutdown")
 }
 
+// The time a stopping exporter has comes from the environment where it is set (the chart
+// sets it from the pod's grace period), and a value that is no duration stops the exporter
+// from being built, with the variable and the value named.
+func TestTheEnvironmentSetsTheTimeAStoppingExporterHas(t *testing.T) {
+	endpoint, writes := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "ingester unavailable", http.StatusServiceUnavailable)
+	})
+	t.Setenv(deliverywatch.GiveUpEnv, "400ms")
+	exp, logs := startQueued(t, endpoint, giveUpWhenStopping, 2)
+	require.Eventually(t, func() bool { return writes.Load() >= 2 }, 10*time.Second, 10*time.Millisecond)
+	began := time.Now()
+	deliverywatchtest.ShutDown(t, exp.Shutdown)
+	assert.Less(t, time.Since(began), giveUpWhenStopping/2, "stopped long before the default")
+	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
+	require.Len(t, gaveUp, 1)
+	assert.Equal(t, "400ms", gaveUp[0].ContextMap()["stopping_for"])
+
+	t.Setenv(deliverywatch.GiveUpEnv, "45")
+	f := NewFactory()
+	cfg := f.CreateDefaultConfig().(*contrib.Config)
+	cfg.HTTP.Endpoint = endpoint
+	_, err := f.CreateMetrics(context.Background(), exportertest.NewNopSettings(f.Type()), cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), deliverywatch.GiveUpEnv+`="45"`)
+}
+
 // An endpoint that takes the write and never answers: the write in flight is cancelled
 // when the exporter gives up, rather than waiting for the client's 10-minute timeout.
 func TestAStoppingExporterCancelsAWriteWithoutAnswer(t *testing.T) {

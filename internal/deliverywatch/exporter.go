@@ -29,7 +29,8 @@ type Options struct {
 	Now func() time.Time
 	// GiveUpWhenStopping, for an exporter that retries inside its own loop, which its
 	// shutdown does not interrupt: how long a stopping exporter goes on retrying a failing
-	// endpoint (Watch.GiveUpWhenStopping); zero leaves the exporter's retries as they are.
+	// endpoint (Watch.GiveUpWhenStopping), unless GiveUpEnv says otherwise; zero leaves the
+	// exporter's retries as they are.
 	GiveUpWhenStopping time.Duration
 	// PersistentQueue tells whether cfg queues on disk (PersistentQueue): its batches that a
 	// shutdown interrupts are then logged as kept, not dropped (keptCore). Nil: never.
@@ -118,8 +119,14 @@ func (o Options) prepare(set *exporter.Settings, cfg component.Config) (*Watch, 
 	if err != nil {
 		return nil, nil, err
 	}
+	giveUp := o.GiveUpWhenStopping
+	if giveUp > 0 {
+		if giveUp, err = giveUpAfter(giveUp); err != nil {
+			return nil, nil, err
+		}
+	}
 	w := New(set.Logger, o.LogUnanswered, o.Now)
-	w.GiveUpWhenStopping(o.GiveUpWhenStopping)
+	w.GiveUpWhenStopping(giveUp)
 	w.persistent = persistent
 	return w, watched, nil
 }

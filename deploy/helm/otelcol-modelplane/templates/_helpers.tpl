@@ -30,6 +30,12 @@ Nothing for another form (an exponent); the memory limiter still reads the cgrou
 {{- end -}}
 {{- end -}}
 
+{{/* The exporters' time at a stop: 15 s less than the grace period, at least half of it. */}}
+{{- define "omp.exporterStopTimeout" -}}
+{{- $grace := int .Values.terminationGracePeriodSeconds -}}
+{{- max (sub $grace 15) (div $grace 2) }}s
+{{- end -}}
+
 {{/* One pod scrape job over this node's pods: name, selector label, keep rules, extra relabels. */}}
 {{- define "omp.podJob" -}}
 - job_name: {{ .name }}

@@ -1,0 +1,28 @@
+package deliverywatch
+
+import (
+	"fmt"
+	"os"
+	"time"
+)
+
+// GiveUpEnv is the environment variable that sets how long a stopping exporter goes on
+// sending to an endpoint that does not take its data (Options.GiveUpWhenStopping), for every
+// exporter that gives up: a Go duration, such as 45s. A node whose pods have a longer grace
+// period than the kubelet's default 30 s can give its exporters more of it (the chart sets it
+// from terminationGracePeriodSeconds).
+const GiveUpEnv = "OTELCOL_MODELPLANE_EXPORTER_STOP_TIMEOUT"
+
+// giveUpAfter is def, or what GiveUpEnv says instead; an error names the variable and its
+// value.
+func giveUpAfter(def time.Duration) (time.Duration, error) {
+	v := os.Getenv(GiveUpEnv)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("environment variable %s=%q: want how long a stopping exporter goes on sending to an endpoint that does not take its data, a positive duration such as 45s", GiveUpEnv, v)
+	}
+	return d, nil
+}
