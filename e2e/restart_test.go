@@ -66,3 +66,33 @@ func TestRestartDuringOutageRemoteWriteLoss(t *testing.T) {
 	t.Logf("scrapes %d, in Prometheus %.0f: lost %d, the %d queued in memory when the collector stopped", rounds, got, lost, queued)
 	assert.LessOrEqual(t, lost, queued, "nothing but the in-memory queue is lost")
 }
+
+// A pod given a longer or shorter grace period than the kubelet's default gets exporters
+// that stop within it: the chart sets OTELCOL_MODELPLANE_EXPORTER_STOP_TIMEOUT from it, and
+// the collector stopped during an outage gives up after that time, not the default 15 s. A
+// value that is no duration fails the start, naming the variable and the value.
+func TestTheExportersStopTimeoutComesFromTheEnvironment(t *testing.T) {
+	vllm := startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))
+	// Remote write to a port where nothing listens: a backend that is down.
+	setup := collectorSetup{Engines: []*engine{vllm}, Prometheus: freeport.Addr(t), MappingDir: t.TempDir(), Health: freeport.Addr(t)}
+	col := startCollectorFrom(t, collectorBin, append(os.Environ(), deliverywatch.GiveUpEnv+"=3s"), setup)
+	eventually(t, "a failed write", func() bool { return strings.Contains(col.out.String(), deliverywatch.Unanswered) })
+	require.NoError(t, col.cmd.Process.Signal(os.Interrupt))
+	stopping := time.Now()
+	exited := make(chan struct{})
+	go func() { _, _ = col.cmd.Process.Wait(); close(exited) }()
+	select {
+	case <-exited:
+	case <-time.After(14 * time.Second):
+		t.Fatal("the collector did not stop within 14 s, with 3 s for its exporters")
+	}
+	took := time.Since(stopping)
+	t.Logf("stopped in %v", took.Round(10*time.Millisecond))
+	assert.GreaterOrEqual(t, took, 3*time.Second, "the exporter retried for the time it was given")
+	assert.Contains(t, col.out.String(), `"stopping_for": "3s"`)
+
+	bad := startWithEnv(t, append(os.Environ(), deliverywatch.GiveUpEnv+"=30"), collectorBin, "--config="+strings.TrimPrefix(col.cmd.Args[1], "--config="))
+	err := bad.cmd.Wait()
+	require.Error(t, err, "the start fails")
+	assert.Contains(t, bad.out.String(), deliverywatch.GiveUpEnv+`=\"30\"`)
+}
