@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"math"
 	"net"
 	"net/http"
 	"os"
@@ -674,7 +673,7 @@ func tail(s string) string {
 }
 
 // ratioLabel names the row that sums up a fleet: ours over the reference.
-const ratioLabel = "ours / reference: mean (range of the runs paired by repetition)"
+const ratioLabel = "ours / reference: mean (range and median of the runs paired by repetition)"
 
 // A measure picks one figure of a run.
 type measure func(result) float64
@@ -714,16 +713,24 @@ func (rs ratios) of(m measure) string {
 		return "n/a"
 	}
 	out := fmt.Sprintf("%.2fx", mean(ours)/mean(ref))
-	lo, hi := math.Inf(1), math.Inf(-1)
+	var pairs []float64
 	for rep, o := range ours {
-		r, ok := ref[rep]
-		if !ok || m(r) == 0 {
-			continue
+		if r, ok := ref[rep]; ok && m(r) != 0 {
+			pairs = append(pairs, m(o)/m(r))
 		}
-		lo, hi = math.Min(lo, m(o)/m(r)), math.Max(hi, m(o)/m(r))
 	}
-	if lo <= hi {
-		out += fmt.Sprintf(" (%.2f-%.2f)", lo, hi)
+	if len(pairs) == 0 {
+		return out
 	}
-	return out
+	sort.Float64s(pairs)
+	out += fmt.Sprintf(" (%.2f-%.2f", pairs[0], pairs[len(pairs)-1])
+	if len(pairs) >= 3 {
+		// With a few runs the mean follows a run the machine slowed; the median pair does not.
+		median := pairs[len(pairs)/2]
+		if len(pairs)%2 == 0 {
+			median = (pairs[len(pairs)/2-1] + median) / 2
+		}
+		out += fmt.Sprintf(", median %.2f", median)
+	}
+	return out + ")"
 }

@@ -14,7 +14,14 @@ func TestRatiosMeanAndPairedRange(t *testing.T) {
 	if got, want := rs.of(cpuWhole), "0.67x (0.50-0.75)"; got != want {
 		t.Errorf("CPU: got %q, want %q", got, want)
 	}
-	if got, want := rs.of(rssPeak), "0.75x (0.75-0.75)"; got != want {
+	// A third pair, 4/2 (a run of ours the machine slowed): the mean follows
+	// it, the median pair does not.
+	rs.add("ours", 2, result{cpu: 4, peakRSS: 60})
+	rs.add("reference", 2, result{cpu: 2, peakRSS: 80})
+	if got, want := rs.of(cpuWhole), "1.00x (0.50-2.00, median 0.75)"; got != want {
+		t.Errorf("CPU: got %q, want %q", got, want)
+	}
+	if got, want := rs.of(rssPeak), "0.75x (0.75-0.75, median 0.75)"; got != want {
 		t.Errorf("RSS: got %q, want %q", got, want)
 	}
 }
