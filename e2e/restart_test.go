@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -91,8 +92,16 @@ func TestTheExportersStopTimeoutComesFromTheEnvironment(t *testing.T) {
 	assert.GreaterOrEqual(t, took, 3*time.Second, "the exporter retried for the time it was given")
 	assert.Contains(t, col.out.String(), `"stopping_for": "3s"`)
 
-	bad := startWithEnv(t, append(os.Environ(), deliverywatch.GiveUpEnv+"=30"), collectorBin, "--config="+strings.TrimPrefix(col.cmd.Args[1], "--config="))
+	badEnv := append(os.Environ(), deliverywatch.GiveUpEnv+"=30")
+	bad := startWithEnv(t, badEnv, collectorBin, col.cmd.Args[1])
 	err := bad.cmd.Wait()
 	require.Error(t, err, "the start fails")
 	assert.Contains(t, bad.out.String(), deliverywatch.GiveUpEnv+`=\"30\"`)
+
+	// validate says so too: it builds the pipelines as a start would.
+	check := exec.Command(collectorBin, "validate", col.cmd.Args[1])
+	check.Env = badEnv
+	out, err := check.CombinedOutput()
+	require.Error(t, err, "validate fails")
+	assert.Contains(t, string(out), deliverywatch.GiveUpEnv+`="30"`)
 }
