@@ -64,7 +64,21 @@ func main() {
 	flag.BoolVar(&oursKeptPages, "ours-kept-pages", false, "an experiment: our collector gets pages that hold only the lines its keep rule keeps (the reference still gets whole pages), to measure what never sending, or skipping before parsing, the rest would save")
 	both := flag.Bool("together", false, "run both collectors at once in each repetition, on the same fleet and over the same window, instead of one after the other: both meet the same load of the machine, so the ratio of a pair no longer moves with it (start-up then overlaps the other collector's scraping); not with -profiles")
 	idleConfig := flag.String("idle-config", "", "print the idle run's configuration of this collector (ours or reference), exporting nowhere, and exit (scripts/resident-pages.py runs a collector under it)")
+	busy := flag.Int("busy", 0, "run this many busy loops (processes that only spin) for the whole run, as a node whose engines keep some cores busy")
+	spin := flag.Bool("spin", false, "spin until killed (what -busy runs)")
 	flag.Parse()
+	if *spin {
+		for {
+			spun.Add(1)
+		}
+	}
+	if *busy > 0 {
+		stop, err := spinners(*busy)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer stop()
+	}
 	if *idleConfig != "" {
 		if *idleConfig != "ours" && *idleConfig != "reference" {
 			log.Fatalf("-idle-config: %q is neither ours nor reference", *idleConfig)
@@ -181,6 +195,35 @@ func main() {
 		fmt.Printf("| %d engines, %d GPUs | same series? | %v | | | | only in reference: %d | only in ours: %d | |\n", engines, gpus, missing == 0 && extra == 0, missing, extra)
 		stop()
 	}
+}
+
+// spun is what a spinner counts, so that its loop is not empty.
+var spun atomic.Uint64
+
+// spinners starts n processes of this program that spin, and returns what stops them; they
+// also end with the driver (a log.Fatal skips deferred calls).
+func spinners(n int) (func(), error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	var cmds []*exec.Cmd
+	stop := func() {
+		for _, c := range cmds {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+	}
+	for range n {
+		c := exec.Command(self, "-spin")
+		c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if err := c.Start(); err != nil {
+			stop()
+			return nil, err
+		}
+		cmds = append(cmds, c)
+	}
+	return stop, nil
 }
 
 // profile asks a run for a CPU profile of length, then a heap profile, written to out and
