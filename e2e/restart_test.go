@@ -31,14 +31,7 @@ func TestRestartDuringOutageRemoteWriteLoss(t *testing.T) {
 	// grace period of 30 s. The exporter retries what it holds for 15 s of its shutdown,
 	// then drops it and says so, so the collector exits by itself; before, it went on
 	// retrying until the batches' 10-minute timeout and was killed.
-	require.NoError(t, col.cmd.Process.Signal(os.Interrupt))
-	exited := make(chan struct{})
-	go func() { _, _ = col.cmd.Process.Wait(); close(exited) }()
-	select {
-	case <-exited:
-	case <-time.After(30 * time.Second):
-		_ = col.cmd.Process.Kill()
-		<-exited
+	if _, stopped := interrupt(t, col, 30*time.Second); !stopped {
 		t.Error("the collector did not stop within the kubelet's grace period: killed")
 	}
 	queued := vllm.e.Rounds() - before
@@ -78,16 +71,8 @@ func TestTheExportersStopTimeoutComesFromTheEnvironment(t *testing.T) {
 	setup := collectorSetup{Engines: []*engine{vllm}, Prometheus: freeport.Addr(t), MappingDir: t.TempDir(), Health: freeport.Addr(t)}
 	col := startCollectorFrom(t, collectorBin, append(os.Environ(), deliverywatch.GiveUpEnv+"=3s"), setup)
 	eventually(t, "a failed write", func() bool { return strings.Contains(col.out.String(), deliverywatch.Unanswered) })
-	require.NoError(t, col.cmd.Process.Signal(os.Interrupt))
-	stopping := time.Now()
-	exited := make(chan struct{})
-	go func() { _, _ = col.cmd.Process.Wait(); close(exited) }()
-	select {
-	case <-exited:
-	case <-time.After(14 * time.Second):
-		t.Fatal("the collector did not stop within 14 s, with 3 s for its exporters")
-	}
-	took := time.Since(stopping)
+	took, stopped := interrupt(t, col, 14*time.Second)
+	require.True(t, stopped, "the collector did not stop within 14 s, with 3 s for its exporters")
 	t.Logf("stopped in %v", took.Round(10*time.Millisecond))
 	assert.GreaterOrEqual(t, took, 3*time.Second, "the exporter retried for the time it was given")
 	assert.Contains(t, col.out.String(), `"stopping_for": "3s"`)
@@ -104,4 +89,22 @@ func TestTheExportersStopTimeoutComesFromTheEnvironment(t *testing.T) {
 	out, err := check.CombinedOutput()
 	require.Error(t, err, "validate fails")
 	assert.Contains(t, string(out), deliverywatch.GiveUpEnv+`="30"`)
+}
+
+// interrupt stops p as the kubelet stops a pod: SIGINT, then SIGKILL if it has not exited
+// within grace. It returns how long p took and whether it stopped by itself.
+func interrupt(t *testing.T, p *process, grace time.Duration) (time.Duration, bool) {
+	t.Helper()
+	require.NoError(t, p.cmd.Process.Signal(os.Interrupt))
+	began := time.Now()
+	exited := make(chan struct{})
+	go func() { _, _ = p.cmd.Process.Wait(); close(exited) }()
+	select {
+	case <-exited:
+		return time.Since(began), true
+	case <-time.After(grace):
+		_ = p.cmd.Process.Kill()
+		<-exited
+		return time.Since(began), false
+	}
 }

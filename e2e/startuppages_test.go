@@ -48,9 +48,7 @@ func TestStartupPagesAreGivenBack(t *testing.T) {
 	fileKiB := map[string]int64{}
 	cached := map[string]int64{}
 	for _, c := range cols {
-		_, file, err := procstat.Resident(c.col.cmd.Process.Pid)
-		require.NoError(t, err)
-		fileKiB[c.mode] = file / 1024
+		fileKiB[c.mode] = mappedKiB(t, c.col)
 		n, err := pagecache.CachedBytes(c.bin)
 		require.NoError(t, err)
 		cached[c.mode] = n
@@ -91,6 +89,14 @@ func binaryFromDisk(t *testing.T) string {
 	return bin
 }
 
+// mappedKiB is how much of p's executable p has mapped (RssFile), in KiB.
+func mappedKiB(t *testing.T, p *process) int64 {
+	t.Helper()
+	_, file, err := procstat.Resident(p.cmd.Process.Pid)
+	require.NoError(t, err)
+	return file / 1024
+}
+
 // An operator's reload of a changed configuration (`kill -HUP`, `systemctl reload`) builds the
 // pipelines anew and maps the code that start-up read again, as the reloads the collector asks
 // for itself do; the collector gives those pages back after it too, and delivers on.
@@ -102,13 +108,8 @@ func TestAnOperatorsReloadGivesThePagesBackToo(t *testing.T) {
 	prom := startPrometheus(t)
 	col := startCollectorFrom(t, binaryFromDisk(t), append(os.Environ(), startuppages.Env+"=release"),
 		collectorSetup{Engines: engines, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freeport.Addr(t)})
-	mappedKiB := func() int64 {
-		_, file, err := procstat.Resident(col.cmd.Process.Pid)
-		require.NoError(t, err)
-		return file / 1024
-	}
 	time.Sleep(startuppages.Again + 2*time.Second)
-	started := mappedKiB()
+	started := mappedKiB(t, col)
 
 	// A changed processor setting: the whole collector reloads (with service.partialReload an
 	// unchanged configuration reloads nothing).
@@ -123,9 +124,9 @@ func TestAnOperatorsReloadGivesThePagesBackToo(t *testing.T) {
 	require.NoError(t, col.cmd.Process.Signal(syscall.SIGHUP))
 	eventually(t, "the reload", func() bool { return strings.Count(col.out.String(), ready) == 2 })
 	reloaded := time.Now()
-	mapped := mappedKiB()
+	mapped := mappedKiB(t, col)
 	time.Sleep(startuppages.Again + 2*time.Second)
-	released := mappedKiB()
+	released := mappedKiB(t, col)
 	t.Logf("executable pages mapped: %d KiB after start, %d KiB right after the reload, %d KiB %.0f s later",
 		started, mapped, released, time.Since(reloaded).Seconds())
 	assert.Less(t, started+2*1024, mapped, "the reload maps pages again, KiB")

@@ -503,7 +503,10 @@ func run(bin, which string, targets []target, interval, runFor time.Duration, pr
 	}
 	defer c.close()
 	time.Sleep(runFor)
-	return c.finish()
+	if err := c.read(); err != nil {
+		return result{}, err
+	}
+	return c.finish(), nil
 }
 
 // collector is one collector process started on a fleet, exporting to a sink of its own.
@@ -532,9 +535,7 @@ func launch(bin, which string, targets []target, interval time.Duration, prof pr
 	c := &collector{sink: &sink{series: map[string]bool{}}, peakAnon: new(atomic.Int64)}
 	defer func() {
 		if err != nil {
-			for i := len(c.cleanups) - 1; i >= 0; i-- {
-				c.cleanups[i]()
-			}
+			c.close()
 		}
 	}()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -654,19 +655,14 @@ func (c *collector) read() error {
 	return err
 }
 
-// finish reads the run's figures (unless read did) and stops the collector.
-func (c *collector) finish() (result, error) {
-	if c.cpu == 0 {
-		if err := c.read(); err != nil {
-			return result{}, err
-		}
-	}
+// finish stops the collector and returns the run's figures, as read took them.
+func (c *collector) finish() result {
 	_ = c.cmd.Process.Signal(syscall.SIGTERM)
 	_ = c.cmd.Wait()
 	s := c.sink
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return result{cpu: c.cpu, cpuSteady: c.cpu - c.cpuAtFirst, peakRSS: c.rss, peakAnon: c.peakAnon.Load(), series: s.series, samples: s.samples, startup: s.first.Sub(c.began)}, nil
+	return result{cpu: c.cpu, cpuSteady: c.cpu - c.cpuAtFirst, peakRSS: c.rss, peakAnon: c.peakAnon.Load(), series: s.series, samples: s.samples, startup: s.first.Sub(c.began)}
 }
 
 // together runs both collectors at once on the same fleet for one repetition: started in
@@ -699,11 +695,7 @@ func together(bins map[string]string, order []string, targets []target, interval
 	}
 	out := map[string]result{}
 	for _, which := range order {
-		res, err := cs[which].finish()
-		if err != nil {
-			return nil, err
-		}
-		out[which] = res
+		out[which] = cs[which].finish()
 	}
 	return out, nil
 }

@@ -38,14 +38,12 @@ func init() {
 	})
 }
 
-// afterSIGHUP runs after every SIGHUP, the collector's own and an operator's (`kill -HUP`,
-// `systemctl reload`) alike: the reload that follows builds the pipelines anew and maps the
-// code that start-up read again, so those pages are released again.
-var afterSIGHUP = startuppages.AfterReload
-
+// afterEachSIGHUP releases the start-up pages again after every SIGHUP, the collector's own
+// and an operator's (`kill -HUP`, `systemctl reload`) alike: the reload that follows builds
+// the pipelines anew and maps the code that start-up read again.
 func afterEachSIGHUP(hups <-chan os.Signal) {
 	for range hups {
-		afterSIGHUP()
+		startuppages.AfterReload()
 	}
 }
 

@@ -12,9 +12,10 @@ import (
 // scheduled replaces the timers for the test and returns when each would fire.
 func scheduled(t *testing.T) *[]time.Duration {
 	var at []time.Duration
+	prev := afterFunc
 	afterFunc = func(d time.Duration, _ func()) { at = append(at, d) }
 	t.Cleanup(func() {
-		afterFunc = func(d time.Duration, f func()) { time.AfterFunc(d, f) }
+		afterFunc = prev
 		released.Store(false)
 	})
 	return &at
