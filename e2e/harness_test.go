@@ -269,6 +269,13 @@ exporters:
     # The exporter's retries run inside its per-request timeout (default 5s), so the timeout
     # is what bounds an outage: 10 minutes.
     timeout: 10m
+{{- if .QueueDir }}
+    # This distribution's sending queue on disk: batches not yet written survive a restart.
+    sending_queue:
+      enabled: true
+      storage: file_storage
+      queue_size: 10000
+{{- end }}
 {{- if .TokenFile }}
     auth:
       authenticator: bearertokenauth
@@ -324,7 +331,7 @@ type collectorSetup struct {
 	MappingDir string
 	Health     string
 	Interval   string // scrape interval; default 1s
-	QueueDir   string // file_storage folder for a persistent OTLP sending queue, if any
+	QueueDir   string // file_storage folder for the exporters' persistent sending queues, if any
 	// ScrapeFilter drops unmapped series at scrape time (modelplane_mapping scrape_filter).
 	ScrapeFilter bool
 	// Kubeconfig, if set, has the processor read MetricMapping objects from that cluster.

@@ -11,6 +11,7 @@ import (
 	contrib "github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusremotewriteexporter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exportertest"
@@ -25,14 +26,16 @@ import (
 func TestFactoryIsContribs(t *testing.T) {
 	f := NewFactory()
 	assert.Equal(t, "prometheus_remote_write", f.Type().String())
-	deliverywatchtest.AssertWraps(t, f, contrib.NewFactory(), "prometheusremotewrite")
+	deliverywatchtest.AssertWrapsAs(t, f, contrib.NewFactory(), "prometheusremotewrite",
+		func(c component.Config) component.Config { return &c.(*Config).Config })
+	assert.False(t, f.CreateDefaultConfig().(*Config).SendingQueue.HasValue(), "no sending queue unless one is set: contrib's own")
 }
 
 // The user's configuration, which the collector keeps and compares at a reload, is not
 // changed by the middleware the exporter adds to its own copy.
 func TestConfigurationIsLeftAsItWas(t *testing.T) {
 	f := NewFactory()
-	cfg := f.CreateDefaultConfig().(*contrib.Config)
+	cfg := f.CreateDefaultConfig().(*Config)
 	cfg.HTTP.Endpoint = "http://127.0.0.1:1/api/v1/write"
 	exp, err := f.CreateMetrics(context.Background(), exportertest.NewNopSettings(f.Type()), cfg)
 	require.NoError(t, err)
@@ -189,7 +192,7 @@ func TestTheEnvironmentSetsTheTimeAStoppingExporterHas(t *testing.T) {
 
 	t.Setenv(deliverywatch.GiveUpEnv, "45")
 	f := NewFactory()
-	cfg := f.CreateDefaultConfig().(*contrib.Config)
+	cfg := f.CreateDefaultConfig().(*Config)
 	cfg.HTTP.Endpoint = endpoint
 	_, err := f.CreateMetrics(context.Background(), exportertest.NewNopSettings(f.Type()), cfg)
 	require.Error(t, err)

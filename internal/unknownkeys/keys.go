@@ -24,11 +24,13 @@ var (
 
 // faithful names the types with their own Unmarshal whose keys are nonetheless exactly their
 // fields' (the types with the bug, and the remote-write exporter's and health_check's, which
-// decode themselves and then move fields about).
+// decode themselves and then move fields about; this distribution's remote-write exporter
+// hands contrib's keys to contrib's and reads its sending_queue beside them).
 var faithful = map[string]bool{
 	"go.opentelemetry.io/collector/config/confighttp.ClientConfig":                                            true,
 	"go.opentelemetry.io/collector/config/confighttp.ServerConfig":                                            true,
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusremotewriteexporter.Config": true,
+	"github.com/modelplaneai/otelcol-modelplane/exporter/prometheusremotewriteexporter.Config":                true,
 	"github.com/open-telemetry/opentelemetry-collector-contrib/internal/healthcheck.Config":                   true,
 }
 

@@ -22,13 +22,13 @@ import (
 	"strings"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusexporter"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusremotewriteexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/healthcheckextension"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/otlphttpexporter"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 
+	"github.com/modelplaneai/otelcol-modelplane/exporter/prometheusremotewriteexporter"
 	"github.com/modelplaneai/otelcol-modelplane/internal/spelling"
 )
 

@@ -49,6 +49,10 @@ func TestRejectsWhatTheCollectorIgnores(t *testing.T) {
 			"exporters:\n  prometheus_remote_write:\n    http:\n      endpoint: https://mimir/api/v1/push\n      header: {X-Scope-OrgID: fleet}\n",
 			`exporters::prometheus_remote_write: unknown key "http::header" (did you mean "headers"?)`,
 		},
+		"remote write sending queue": {
+			"exporters:\n  prometheus_remote_write:\n    endpoint: https://mimir/api/v1/push\n    sending_queu: {storage: file_storage}\n",
+			`exporters::prometheus_remote_write: unknown key "sending_queu" (did you mean "sending_queue"?)`,
+		},
 		"otlp receiver http": {
 			"receivers:\n  otlp:\n    protocols:\n      http:\n        endpoint: 127.0.0.1:4318\n        tls_settings: {cert_file: a}\n",
 			`receivers::otlp: unknown key "protocols::http::tls_settings"`,
@@ -127,6 +131,9 @@ exporters:
     remote_write_queue: {queue_size: 10000, num_consumers: 1}
     resource_constant_labels: {included: ["*"]}
     auth: {authenticator: bearertokenauth/mimir}
+  prometheus_remote_write/persistent:
+    endpoint: https://mimir/api/v1/push
+    sending_queue: {enabled: true, queue_size: 10000, storage: file_storage, num_consumers: 1}
   prometheus_remote_write/nested:
     http: {endpoint: https://mimir/api/v1/push, headers: {X-Scope-OrgID: fleet}}
   debug:

@@ -101,8 +101,15 @@ func OneGauge() pmetric.Metrics {
 // (alias), default configuration and stability of every signal.
 func AssertWraps(t *testing.T, ours, theirs exporter.Factory, alias string) {
 	t.Helper()
+	AssertWrapsAs(t, ours, theirs, alias, func(c component.Config) component.Config { return c })
+}
+
+// AssertWrapsAs is AssertWraps for a factory whose configuration holds theirs: theirsOf
+// returns the part of our default configuration that is theirs.
+func AssertWrapsAs(t *testing.T, ours, theirs exporter.Factory, alias string, theirsOf func(component.Config) component.Config) {
+	t.Helper()
 	assert.Equal(t, theirs.Type(), ours.Type())
-	assert.Equal(t, theirs.CreateDefaultConfig(), ours.CreateDefaultConfig())
+	assert.Equal(t, theirs.CreateDefaultConfig(), theirsOf(ours.CreateDefaultConfig()))
 	assert.Equal(t, theirs.TracesStability(), ours.TracesStability())
 	assert.Equal(t, theirs.MetricsStability(), ours.MetricsStability())
 	assert.Equal(t, theirs.LogsStability(), ours.LogsStability())

@@ -1,0 +1,192 @@
+package prometheusremotewriteexporter
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/golang/snappy"
+	"github.com/prometheus/prometheus/prompb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"go.uber.org/zap/zapcore"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
+	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch/deliverywatchtest"
+)
+
+// load reads conf into the exporter's configuration as the collector does, and validates it.
+func load(t *testing.T, conf map[string]any) (*Config, error) {
+	t.Helper()
+	cfg := NewFactory().CreateDefaultConfig().(*Config)
+	require.NoError(t, confmap.NewFromStringMap(conf).Unmarshal(cfg))
+	return cfg, confmap.Validate(cfg)
+}
+
+func TestSendingQueueIsReadBesideContribsKeys(t *testing.T) {
+	cfg, err := load(t, map[string]any{
+		"endpoint":      "http://prometheus:9090/api/v1/write",
+		"sending_queue": map[string]any{"storage": "file_storage", "queue_size": 500},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "http://prometheus:9090/api/v1/write", cfg.HTTP.Endpoint, "contrib's top-level client settings still move under http")
+	require.True(t, cfg.SendingQueue.HasValue())
+	q := cfg.SendingQueue.Get()
+	assert.Equal(t, "file_storage", q.StorageID.String())
+	assert.EqualValues(t, 500, q.QueueSize)
+	assert.Equal(t, 1, q.NumConsumers, "one batch at a time unless set")
+
+	cfg, err = load(t, map[string]any{"endpoint": "http://prometheus:9090/api/v1/write", "sending_queue": map[string]any{"enabled": false}})
+	require.NoError(t, err)
+	assert.False(t, cfg.SendingQueue.HasValue())
+
+	cfg, err = load(t, map[string]any{"endpoint": "http://prometheus:9090/api/v1/write", "sending_queue": map[string]any{"storage": "file_storage"}})
+	require.NoError(t, err)
+	assert.EqualValues(t, 10000, cfg.SendingQueue.Get().QueueSize, "the default size, as contrib's remote_write_queue")
+}
+
+func TestSendingQueueMistakesAreNamed(t *testing.T) {
+	_, err := load(t, map[string]any{
+		"endpoint":      "http://prometheus:9090/api/v1/write",
+		"sending_queue": map[string]any{"num_consumers": 4},
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "sending_queue::num_consumers: 4: a remote-write queue sends one batch at a time")
+
+	_, err = load(t, map[string]any{
+		"endpoint":      "http://prometheus:9090/api/v1/write",
+		"sending_queue": map[string]any{"storage": "file_storage"},
+		"wal":           map[string]any{"directory": t.TempDir()},
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "sending_queue and wal are both set")
+
+	// Contrib's own checks still run.
+	_, err = load(t, map[string]any{"endpoint": "http://prometheus:9090/api/v1/write", "compression": "gzip"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "compression type must be snappy")
+
+	// A key the queue does not know is refused by name. (One beside contrib's keys is refused
+	// by the distribution's unknown-key check, internal/unknownkeys, as contrib's own are.)
+	cfg := NewFactory().CreateDefaultConfig().(*Config)
+	err = confmap.NewFromStringMap(map[string]any{"endpoint": "http://p:9090/api/v1/write", "sending_queue": map[string]any{"storag": "file_storage"}}).Unmarshal(cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "storag")
+}
+
+// remoteWrites serves remote write on a loopback address and counts the samples written.
+func remoteWrites(t *testing.T) (string, *atomic.Int32) {
+	t.Helper()
+	var samples atomic.Int32
+	endpoint, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err == nil {
+			if raw, err := snappy.Decode(nil, body); err == nil {
+				var req prompb.WriteRequest
+				if req.Unmarshal(raw) == nil {
+					for _, ts := range req.Timeseries {
+						samples.Add(int32(len(ts.Samples)))
+					}
+				}
+			}
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	return endpoint, &samples
+}
+
+// A collector stopped while its remote-write backend takes writes and never answers keeps,
+// with a persistent sending queue, every batch it had not written, the one in flight
+// included, and writes them at its next start. Contrib's remote_write_queue is in memory, so
+// the same stop lost them (TestAStoppingExporterGivesUpOnAFailingEndpoint).
+func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
+	conf := func(endpoint string) map[string]any {
+		return map[string]any{
+			"endpoint":         endpoint,
+			"timeout":          "10m",
+			"sending_queue":    map[string]any{"storage": deliverywatchtest.Storage.String(), "queue_size": 100},
+			"retry_on_failure": map[string]any{"enabled": true, "initial_interval": "20ms", "max_interval": "100ms", "max_elapsed_time": 0},
+		}
+	}
+	hanging, writes := serve(t, func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	answering, samples := remoteWrites(t)
+
+	logs := deliverywatchtest.StopKeepingTheQueue(t, newFactory(300*time.Millisecond), conf,
+		hanging, func() bool { return writes.Load() == 1 }, answering)
+	gaveUp := logs.FilterMessage(deliverywatch.GivesUp).All()
+	require.Len(t, gaveUp, 1)
+	assert.Equal(t, "persistent: what is left is kept for the next start", gaveUp[0].ContextMap()["queue"])
+	kept := logs.FilterMessage(deliverywatch.Kept).All()
+	require.Len(t, kept, 1, "the write in flight")
+	assert.Equal(t, zapcore.WarnLevel, kept[0].Level)
+	assert.EqualValues(t, 1, writes.Load(), "one write at a time: the others waited in the queue")
+	require.Eventually(t, func() bool { return samples.Load() == 3 }, 10*time.Second, 10*time.Millisecond,
+		"every queued sample, the one in flight at the stop included, is written at the next start")
+}
+
+// With a sending queue, an outage is retried by the queue, logged as contrib's exporter logs
+// it here (one line for the failures, one when writes are accepted again), and the batch is
+// written once the backend takes it.
+func TestASendingQueueRetriesThroughAnOutage(t *testing.T) {
+	var accept atomic.Bool
+	var written atomic.Int32
+	endpoint, writes := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+		if !accept.Load() {
+			http.Error(w, "ingester unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		written.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	})
+	exp, logs := deliverywatchtest.StartMetrics(t, NewFactory(), map[string]any{
+		"endpoint":         endpoint,
+		"sending_queue":    map[string]any{"queue_size": 10},
+		"retry_on_failure": map[string]any{"enabled": true, "initial_interval": "20ms", "max_interval": "50ms", "max_elapsed_time": 0},
+	})
+	require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
+	require.Eventually(t, func() bool { return writes.Load() >= 5 }, 10*time.Second, 10*time.Millisecond)
+	accept.Store(true)
+	require.Eventually(t, func() bool { return written.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
+
+	assert.Len(t, logs.FilterMessage(refusedWrite).All(), 1, "five or more 503s, one line")
+	assert.LessOrEqual(t, logs.FilterMessage(deliverywatchtest.Retrying).Len(), 1, "the queue's retries, condensed")
+	assert.Len(t, logs.FilterMessage(deliverywatch.AnswersAgain).All(), 1)
+	assert.Zero(t, logs.FilterMessageSnippet(rejecting).Len(), "no error line, with a stack trace, for each failed write the queue retries")
+}
+
+// The points sent are counted once: by the queue's exporterhelper, not again by contrib's.
+// Contrib's own metrics (the series translated) stay.
+func TestAQueuedPointIsCountedOnce(t *testing.T) {
+	endpoint, samples := remoteWrites(t)
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
+	f := NewFactory()
+	cfg, err := load(t, map[string]any{"endpoint": endpoint, "sending_queue": map[string]any{"queue_size": 10}})
+	require.NoError(t, err)
+	set := exportertest.NewNopSettings(f.Type())
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+	exp, err := f.CreateMetrics(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
+	require.Eventually(t, func() bool { return samples.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
+	require.NoError(t, exp.Shutdown(context.Background()))
+
+	sent, err := tel.GetMetric("otelcol_exporter_sent_metric_points")
+	require.NoError(t, err)
+	var total int64
+	for _, dp := range sent.Data.(metricdata.Sum[int64]).DataPoints {
+		total += dp.Value
+	}
+	assert.EqualValues(t, 1, total, "one point sent, counted once")
+	_, err = tel.GetMetric("otelcol_exporter_prometheusremotewrite_translated_time_series")
+	assert.NoError(t, err, "contrib's own metrics are still recorded")
+}
