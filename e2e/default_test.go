@@ -856,23 +856,30 @@ func remoteWriteWithToken(t *testing.T, cfg, endpoint string) string {
 }
 
 // sameDeliverySettings checks that cfg's remote write exporter is the one
-// docs/reliability.md recommends, endpoint included.
+// docs/reliability.md recommends with a queue on disk, endpoint included.
 func sameDeliverySettings(t *testing.T, cfg string) {
 	t.Helper()
 	var example struct {
 		Exporters map[string]map[string]any `yaml:"exporters"`
 	}
 	require.NoError(t, yaml.Unmarshal([]byte(cfg), &example))
-	assert.Equal(t, recommendedRemoteWrite(t), example.Exporters["prometheus_remote_write"])
+	assert.Equal(t, recommendedRemoteWriteIn(t, "## Restarts during an outage"), example.Exporters["prometheus_remote_write"])
 }
 
 // recommendedRemoteWrite is the remote write exporter of docs/reliability.md's delivery
 // settings.
 func recommendedRemoteWrite(t *testing.T) map[string]any {
 	t.Helper()
+	return recommendedRemoteWriteIn(t, "## Delivery settings")
+}
+
+// recommendedRemoteWriteIn is the remote write exporter of the first YAML block of
+// docs/reliability.md's section.
+func recommendedRemoteWriteIn(t *testing.T, section string) map[string]any {
+	t.Helper()
 	doc, err := os.ReadFile(filepath.Join(repoRoot(), "docs", "reliability.md"))
 	require.NoError(t, err)
-	_, block, ok := strings.Cut(string(doc), "## Delivery settings")
+	_, block, ok := strings.Cut(string(doc), section)
 	require.True(t, ok)
 	_, block, ok = strings.Cut(block, "```yaml\n")
 	require.True(t, ok)

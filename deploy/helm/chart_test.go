@@ -362,6 +362,36 @@ func TestTelemetryDestinationSinkTypes(t *testing.T) {
 	validateCollectorConfig(t, out)
 }
 
+// A remote-write sink queues on disk as the OTLP sinks do (the exporter's sending_queue on the
+// chart's file_storage), and in contrib's in-memory queue with delivery.persistentQueue off;
+// the collector accepts both.
+func TestRemoteWriteSinkQueue(t *testing.T) {
+	for _, persistent := range []bool{true, false} {
+		t.Run(fmt.Sprint(persistent), func(t *testing.T) {
+			out, err := renderValues(t, fmt.Sprintf(`delivery: {persistentQueue: %v}
+sinks:
+- name: mimir
+  type: prometheus_remote_write
+  endpoint: https://mimir.example.com/api/v1/push
+`, persistent))
+			require.NoError(t, err)
+			var cfg struct {
+				Exporters map[string]map[string]any `json:"exporters"`
+			}
+			require.NoError(t, yaml.Unmarshal([]byte(collectorConfigOf(t, out)), &cfg))
+			exp := cfg.Exporters["prometheus_remote_write/mimir"]
+			if persistent {
+				assert.Equal(t, map[string]any{"enabled": true, "storage": "file_storage", "queue_size": float64(10000)}, exp["sending_queue"])
+				assert.NotContains(t, exp, "remote_write_queue")
+			} else {
+				assert.Equal(t, map[string]any{"queue_size": float64(10000)}, exp["remote_write_queue"])
+				assert.NotContains(t, exp, "sending_queue")
+			}
+			validateCollectorConfig(t, out)
+		})
+	}
+}
+
 // A misspelt key in a sink's config, which the chart passes to the exporter as written,
 // fails `validate` naming the sink and the key, where collector v0.161.0 alone would ignore
 // it (internal/unknownkeys).
@@ -730,12 +760,13 @@ func TestMissingTokenKeyFailsTheStart(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(mount, "password"), []byte("x"), 0o600))
 	ext["filename"] = filepath.Join(mount, "token")
 	cfg := map[string]any{
-		"receivers":  map[string]any{"otlp": map[string]any{"protocols": map[string]any{"http": map[string]any{"endpoint": freeport.Addr(t)}}}},
-		"exporters":  map[string]any{"prometheus_remote_write/mimir": dig(rendered, "exporters", "prometheus_remote_write/mimir")},
-		"extensions": map[string]any{"bearertokenauth/mimir": ext},
+		"receivers": map[string]any{"otlp": map[string]any{"protocols": map[string]any{"http": map[string]any{"endpoint": freeport.Addr(t)}}}},
+		"exporters": map[string]any{"prometheus_remote_write/mimir": dig(rendered, "exporters", "prometheus_remote_write/mimir")},
+		// The sink's sending queue is on the chart's file_storage.
+		"extensions": map[string]any{"bearertokenauth/mimir": ext, "file_storage": map[string]any{"directory": t.TempDir()}},
 		"service": map[string]any{
 			"telemetry":  map[string]any{"metrics": map[string]any{"level": "none"}},
-			"extensions": []string{"bearertokenauth/mimir"},
+			"extensions": []string{"bearertokenauth/mimir", "file_storage"},
 			"pipelines":  map[string]any{"metrics": map[string]any{"receivers": []string{"otlp"}, "exporters": []string{"prometheus_remote_write/mimir"}}},
 		},
 	}

@@ -91,7 +91,14 @@ and the dcgm receiver; the identity labels tell series apart. */}}
 {{- $type := include "omp.sinkType" $s.type -}}
 {{- $cfg := dict -}}
 {{- if eq $type "prometheus_remote_write" -}}
-{{- $cfg = dict "target_info" (dict "enabled" false) "disable_scope_info" true "remote_write_queue" (dict "queue_size" .delivery.queueSize) "max_batch_request_parallelism" 1 "retry_on_failure" (dict "enabled" true "initial_interval" "1s" "max_interval" "5s" "max_elapsed_time" 0) "timeout" .delivery.timeout -}}
+{{- $cfg = dict "target_info" (dict "enabled" false) "disable_scope_info" true "max_batch_request_parallelism" 1 "retry_on_failure" (dict "enabled" true "initial_interval" "1s" "max_interval" "5s" "max_elapsed_time" 0) "timeout" .delivery.timeout -}}
+{{- /* On disk as the OTLP sinks' queue (the exporter's sending_queue, which writes one batch
+at a time); otherwise contrib's queue in memory. */ -}}
+{{- if .delivery.persistentQueue -}}
+{{- $_ := set $cfg "sending_queue" (dict "enabled" true "storage" "file_storage" "queue_size" .delivery.queueSize) -}}
+{{- else -}}
+{{- $_ := set $cfg "remote_write_queue" (dict "queue_size" .delivery.queueSize) -}}
+{{- end -}}
 {{- if not (or (hasKey ($s.config | default dict) "resource_to_telemetry_conversion") (hasKey ($s.config | default dict) "resource_constant_labels")) -}}
 {{- $_ := set $cfg "resource_constant_labels" (dict "included" (list "*")) -}}
 {{- end -}}
