@@ -375,13 +375,9 @@ sinks:
   endpoint: https://mimir.example.com/api/v1/push
 `, persistent))
 			require.NoError(t, err)
-			var cfg struct {
-				Exporters map[string]map[string]any `json:"exporters"`
-			}
-			require.NoError(t, yaml.Unmarshal([]byte(collectorConfigOf(t, out)), &cfg))
-			exp := cfg.Exporters["prometheus_remote_write/mimir"]
+			exp := exportersOf(t, out)["prometheus_remote_write/mimir"]
 			if persistent {
-				assert.Equal(t, map[string]any{"enabled": true, "storage": "file_storage", "queue_size": float64(10000)}, exp["sending_queue"])
+				assert.Equal(t, map[string]any{"enabled": true, "storage": "file_storage", "sizer": "bytes", "queue_size": float64(512 << 20)}, exp["sending_queue"])
 				assert.NotContains(t, exp, "remote_write_queue")
 			} else {
 				assert.Equal(t, map[string]any{"queue_size": float64(10000)}, exp["remote_write_queue"])
@@ -390,6 +386,52 @@ sinks:
 			validateCollectorConfig(t, out)
 		})
 	}
+}
+
+// The queues on disk are bounded in bytes, sharing delivery.persistentQueueMiB evenly, and the
+// emptyDir they live on is twice that: a long outage fills the queues (whose refusals are
+// counted and alerted on) before their files outgrow the volume, which the kubelet would
+// answer by evicting the pod, backlog and all.
+func TestDiskQueuesFitTheirVolume(t *testing.T) {
+	out, err := renderValues(t, `delivery: {persistentQueueMiB: 300}
+sinks:
+- name: mimir
+  type: prometheus_remote_write
+  endpoint: https://mimir.example.com/api/v1/push
+- name: vendor
+  type: otlp_http
+  endpoint: https://otlp.example.com
+- name: grpc
+  type: otlp
+  endpoint: otlp.example.com:4317
+- name: look
+  type: debug
+`)
+	require.NoError(t, err)
+	exporters := exportersOf(t, out)
+	for _, id := range []string{"prometheus_remote_write/mimir", "otlp_http/vendor", "otlp_grpc/grpc"} {
+		q, _ := exporters[id]["sending_queue"].(map[string]any)
+		assert.Equal(t, "bytes", q["sizer"], id)
+		assert.Equal(t, float64(100<<20), q["queue_size"], "%s: a third of 300 MiB", id)
+	}
+	var volume string
+	for _, v := range daemonSetOf(t, out).Spec.Template.Spec.Volumes {
+		if v.Name == "queue" {
+			volume = v.EmptyDir.SizeLimit.String()
+		}
+	}
+	assert.Equal(t, "600Mi", volume)
+	validateCollectorConfig(t, out)
+}
+
+// exportersOf is the exporters section of the collector config the chart renders.
+func exportersOf(t *testing.T, out map[string]string) map[string]map[string]any {
+	t.Helper()
+	var cfg struct {
+		Exporters map[string]map[string]any `json:"exporters"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(collectorConfigOf(t, out)), &cfg))
+	return cfg.Exporters
 }
 
 // A misspelt key in a sink's config, which the chart passes to the exporter as written,

@@ -81,6 +81,27 @@ works as written and the collector logs no deprecation. */}}
 {{- get (dict "otlphttp" "otlp_http" "otlp" "otlp_grpc") . | default . -}}
 {{- end -}}
 
+{{/* How many sinks queue: those with a sending queue on disk when persistentQueue is on. */}}
+{{- define "omp.queuedSinks" -}}
+{{- $n := 0 -}}
+{{- range . -}}
+{{- if has (include "omp.sinkType" .type) (list "prometheus_remote_write" "otlp_http" "otlp_grpc") -}}{{- $n = add1 $n -}}{{- end -}}
+{{- end -}}
+{{- $n -}}
+{{- end -}}
+
+{{/* A sink's sending queue on disk, bounded in bytes: the sinks share persistentQueueMiB
+evenly, so a long outage fills the queues (and the collector counts and alerts on what it
+then refuses) before their files outgrow the emptyDir they live on, which the kubelet would
+answer by evicting the pod and the whole backlog with it. */}}
+{{- define "omp.diskQueue" -}}
+{{- $queued := max 1 (atoi .queued) -}}
+enabled: true
+storage: file_storage
+sizer: bytes
+queue_size: {{ div (mul .delivery.persistentQueueMiB 1048576) $queued }}
+{{- end -}}
+
 {{/* The exporter of one sink, with Modelplane's defaults under the sink's own config.
 Remote write leaves out the otel_scope_name and otel_scope_version labels: on scraped series
 they name the Prometheus receiver and this collector's version, so every series would change
@@ -95,7 +116,7 @@ and the dcgm receiver; the identity labels tell series apart. */}}
 {{- /* On disk as the OTLP sinks' queue (the exporter's sending_queue, which writes one batch
 at a time); otherwise contrib's queue in memory. */ -}}
 {{- if .delivery.persistentQueue -}}
-{{- $_ := set $cfg "sending_queue" (dict "enabled" true "storage" "file_storage" "queue_size" .delivery.queueSize) -}}
+{{- $_ := set $cfg "sending_queue" (include "omp.diskQueue" . | fromYaml) -}}
 {{- else -}}
 {{- $_ := set $cfg "remote_write_queue" (dict "queue_size" .delivery.queueSize) -}}
 {{- end -}}
@@ -105,7 +126,7 @@ at a time); otherwise contrib's queue in memory. */ -}}
 {{- else if or (eq $type "otlp_http") (eq $type "otlp_grpc") -}}
 {{- $cfg = dict "retry_on_failure" (dict "enabled" true "initial_interval" "1s" "max_interval" "5s" "max_elapsed_time" 0) -}}
 {{- if .delivery.persistentQueue -}}
-{{- $_ := set $cfg "sending_queue" (dict "enabled" true "storage" "file_storage" "queue_size" .delivery.queueSize) -}}
+{{- $_ := set $cfg "sending_queue" (include "omp.diskQueue" . | fromYaml) -}}
 {{- else -}}
 {{- $_ := set $cfg "sending_queue" (dict "enabled" true "queue_size" .delivery.queueSize) -}}
 {{- end -}}
