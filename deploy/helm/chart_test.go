@@ -389,9 +389,9 @@ sinks:
 }
 
 // The queues on disk are bounded in bytes, sharing delivery.persistentQueueMiB evenly, and the
-// emptyDir they live on is twice that: a long outage fills the queues (whose refusals are
-// counted and alerted on) before their files outgrow the volume, which the kubelet would
-// answer by evicting the pod, backlog and all.
+// emptyDir they live on is twice that and 32 MiB more per queue file: a long outage fills the
+// queues (whose refusals are counted and alerted on) before their files outgrow the volume,
+// which the kubelet would answer by evicting the pod, backlog and all.
 func TestDiskQueuesFitTheirVolume(t *testing.T) {
 	out, err := renderValues(t, `delivery: {persistentQueueMiB: 300}
 sinks:
@@ -420,7 +420,7 @@ sinks:
 			volume = v.EmptyDir.SizeLimit.String()
 		}
 	}
-	assert.Equal(t, "600Mi", volume)
+	assert.Equal(t, "696Mi", volume, "600 MiB and 32 MiB for each of the three queues")
 	validateCollectorConfig(t, out)
 }
 

@@ -2,8 +2,11 @@ package prometheusremotewriteexporter
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,6 +18,8 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"go.uber.org/zap/zapcore"
@@ -189,4 +194,84 @@ func TestAQueuedPointIsCountedOnce(t *testing.T) {
 	assert.EqualValues(t, 1, total, "one point sent, counted once")
 	_, err = tel.GetMetric("otelcol_exporter_prometheusremotewrite_translated_time_series")
 	assert.NoError(t, err, "contrib's own metrics are still recorded")
+}
+
+// A queue on disk bounded in bytes takes its size in its file and one storage chunk more
+// (bbolt grows its file 16 MiB at a time; 16.2-17.7 MiB over for queues of 16, 32 and 64 MiB,
+// filled by an outage and drained up to ten times, when measured), however often that
+// happens: the Helm chart sizes the emptyDir of its sinks' queues on this, so that a queue
+// fills before the kubelet evicts the pod for outgrowing the volume.
+func TestADiskQueueFileStaysWithinItsSizeAndAChunk(t *testing.T) {
+	var up atomic.Bool
+	endpoint, _ := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+		if up.Load() {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		http.Error(w, "ingester unavailable", http.StatusServiceUnavailable)
+	})
+	dir := t.TempDir()
+	storage := deliverywatchtest.StartFileStorage(t, dir)
+	t.Cleanup(func() { assert.NoError(t, storage.Shutdown(context.Background())) })
+	const size = 16 << 20
+	exp, _ := deliverywatchtest.StartMetricsWithStorage(t, NewFactory(), map[string]any{
+		"endpoint":         endpoint,
+		"sending_queue":    map[string]any{"storage": deliverywatchtest.Storage.String(), "sizer": "bytes", "queue_size": size},
+		"retry_on_failure": map[string]any{"enabled": true, "initial_interval": "50ms", "max_interval": "100ms", "max_elapsed_time": 0},
+	}, storage)
+	t.Cleanup(func() { assert.NoError(t, exp.Shutdown(context.Background())) })
+	fill := func() {
+		refused := 0
+		for i := 0; refused < 10; i++ {
+			require.Less(t, i, 10000, "the queue never filled")
+			if exp.ConsumeMetrics(context.Background(), nodeBatch(800+i%400)) != nil {
+				refused++
+			}
+		}
+	}
+	for range 3 { // an outage fills it, the backend drains it, scrapes go on meanwhile
+		up.Store(false)
+		fill()
+		up.Store(true)
+		require.Eventually(t, func() bool { return exp.ConsumeMetrics(context.Background(), nodeBatch(1000)) == nil },
+			10*time.Second, 20*time.Millisecond, "the queue drains once the backend takes writes")
+		for range 30 {
+			_ = exp.ConsumeMetrics(context.Background(), nodeBatch(1000))
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	up.Store(false)
+	fill()
+	var files int64
+	require.NoError(t, filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			info, err := d.Info()
+			if err == nil {
+				files += info.Size()
+			}
+		}
+		return err
+	}))
+	t.Logf("a full queue of %d bytes takes %d bytes on disk, %.1f MiB more", size, files, float64(files-size)/(1<<20))
+	assert.Less(t, files, int64(size+24<<20))
+}
+
+// nodeBatch is a batch of n gauge points with a node's identity labels.
+func nodeBatch(n int) pmetric.Metrics {
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().Attributes().PutStr("service.name", "vllm")
+	ms := rm.ScopeMetrics().AppendEmpty().Metrics()
+	now := pcommon.NewTimestampFromTime(time.Now())
+	for i := range n {
+		m := ms.AppendEmpty()
+		m.SetName(fmt.Sprintf("modelplane_metric_%d", i%40))
+		dp := m.SetEmptyGauge().DataPoints().AppendEmpty()
+		dp.SetTimestamp(now)
+		dp.SetDoubleValue(float64(i))
+		for _, k := range []string{"cluster", "namespace", "deployment", "replica", "engine", "node", "model_name"} {
+			dp.Attributes().PutStr(k, fmt.Sprintf("%s-%d", k, i%8))
+		}
+	}
+	return md
 }

@@ -92,8 +92,8 @@ works as written and the collector logs no deprecation. */}}
 
 {{/* A sink's sending queue on disk, bounded in bytes: the sinks share persistentQueueMiB
 evenly, so a long outage fills the queues (and the collector counts and alerts on what it
-then refuses) before their files outgrow the emptyDir they live on, which the kubelet would
-answer by evicting the pod and the whole backlog with it. */}}
+then refuses) before their files outgrow the emptyDir they live on (daemonset.yaml), which
+the kubelet would answer by evicting the pod and the whole backlog with it. */}}
 {{- define "omp.diskQueue" -}}
 {{- $queued := max 1 (atoi .queued) -}}
 enabled: true
