@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.opentelemetry.io/collector/featuregate"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -139,33 +140,43 @@ func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
 
 // With a sending queue, an outage is retried by the queue, logged as contrib's exporter logs
 // it here (one line for the failures, one when writes are accepted again), and the batch is
-// written once the backend takes it.
+// written once the backend takes it: a backend that is down (503), and one that limits its
+// rate (429, retried with the gate this distribution turns on).
 func TestASendingQueueRetriesThroughAnOutage(t *testing.T) {
-	var accept atomic.Bool
-	var written atomic.Int32
-	endpoint, writes := serve(t, func(w http.ResponseWriter, _ *http.Request) {
-		if !accept.Load() {
-			http.Error(w, "ingester unavailable", http.StatusServiceUnavailable)
-			return
-		}
-		written.Add(1)
-		w.WriteHeader(http.StatusNoContent)
-	})
-	exp, logs := deliverywatchtest.StartMetrics(t, NewFactory(), map[string]any{
-		"endpoint":         endpoint,
-		"sending_queue":    map[string]any{"queue_size": 10},
-		"retry_on_failure": map[string]any{"enabled": true, "initial_interval": "20ms", "max_interval": "50ms", "max_elapsed_time": 0},
-	})
-	require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
-	require.Eventually(t, func() bool { return writes.Load() >= 5 }, 10*time.Second, 10*time.Millisecond)
-	accept.Store(true)
-	require.Eventually(t, func() bool { return written.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
+	require.NoError(t, featuregate.GlobalRegistry().Set(retryOn429, true))
+	t.Cleanup(func() { require.NoError(t, featuregate.GlobalRegistry().Set(retryOn429, false)) })
+	for _, status := range []int{http.StatusServiceUnavailable, http.StatusTooManyRequests} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			var accept atomic.Bool
+			var written atomic.Int32
+			endpoint, writes := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+				if !accept.Load() {
+					http.Error(w, http.StatusText(status), status)
+					return
+				}
+				written.Add(1)
+				w.WriteHeader(http.StatusNoContent)
+			})
+			exp, logs := deliverywatchtest.StartMetrics(t, NewFactory(), map[string]any{
+				"endpoint":         endpoint,
+				"sending_queue":    map[string]any{"queue_size": 10},
+				"retry_on_failure": map[string]any{"enabled": true, "initial_interval": "20ms", "max_interval": "50ms", "max_elapsed_time": 0},
+			})
+			require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
+			require.Eventually(t, func() bool { return writes.Load() >= 5 }, 10*time.Second, 10*time.Millisecond)
+			accept.Store(true)
+			require.Eventually(t, func() bool { return written.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
 
-	assert.Len(t, logs.FilterMessage(refusedWrite).All(), 1, "five or more 503s, one line")
-	assert.LessOrEqual(t, logs.FilterMessage(deliverywatchtest.Retrying).Len(), 1, "the queue's retries, condensed")
-	assert.Len(t, logs.FilterMessage(deliverywatch.AnswersAgain).All(), 1)
-	assert.Zero(t, logs.FilterMessageSnippet(rejecting).Len(), "no error line, with a stack trace, for each failed write the queue retries")
+			assert.Len(t, logs.FilterMessage(refusedWrite).All(), 1, "five or more refusals, one line")
+			assert.LessOrEqual(t, logs.FilterMessage(deliverywatchtest.Retrying).Len(), 1, "the queue's retries, condensed")
+			assert.Len(t, logs.FilterMessage(deliverywatch.AnswersAgain).All(), 1)
+			assert.Zero(t, logs.FilterMessageSnippet(rejecting).Len(), "no error line, with a stack trace, for each failed write the queue retries")
+		})
+	}
 }
+
+// retryOn429 is contrib's gate for retrying a 429, which otelcol-modelplane turns on.
+const retryOn429 = "exporter.prometheusremotewritexporter.RetryOn429"
 
 // The points sent are counted once: by the queue's exporterhelper, not again by contrib's.
 // Contrib's own metrics (the series translated) stay.
