@@ -17,49 +17,17 @@ import (
 // Remote write keeps its queue in memory: a collector restarted while Prometheus is down
 // loses what it had queued. This measures how much (docs/reliability.md says how to avoid it).
 func TestRestartDuringOutageRemoteWriteLoss(t *testing.T) {
-	prom := startPrometheus(t)
-	vllm := startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))
-	setup := collectorSetup{Engines: []*engine{vllm}, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freeport.Addr(t)}
-	col := startCollector(t, setup)
-	eventually(t, "first samples", func() bool {
-		return len(prom.query(t, `modelplane_requests_preempted_total{replica="llama-0"}`)) == 1
-	})
-	prom.stop(t)
-	before := vllm.e.Rounds()
-	time.Sleep(10 * time.Second)
+	r := restartDuringOutage(t, "", func(rounds, queued int) int { return rounds - queued })
 	// Stopped as the kubelet stops a pod: killed if it has not exited within the default
 	// grace period of 30 s. The exporter retries what it holds for 15 s of its shutdown,
 	// then drops it and says so, so the collector exits by itself; before, it went on
 	// retrying until the batches' 10-minute timeout and was killed.
-	if _, stopped := interrupt(t, col, 30*time.Second); !stopped {
-		t.Error("the collector did not stop within the kubelet's grace period: killed")
-	}
-	queued := vllm.e.Rounds() - before
-	out := col.out.String()
+	assert.True(t, r.exited, "the collector did not stop within the kubelet's grace period: killed")
+	out := r.stopped.out.String()
 	assert.True(t, strings.Contains(out, deliverywatch.GivesUp), "the exporter says that it drops what the backend did not take")
 	assert.True(t, strings.Contains(out, "Exporting failed. Dropping data."), "the queue drops each batch, with a count of its points")
-	again := startCollector(t, setup)
-	t.Cleanup(func() { t.Logf("restarted:\n%s", again.out.String()) })
-	time.Sleep(10 * time.Second)
-	prom.start(t)
-	require.NoError(t, vllm.e.Stop())
-	rounds := vllm.e.Rounds()
-	q := `count_over_time(modelplane_requests_preempted_total{replica="llama-0"}[30m])`
-	var got float64
-	eventually(t, "the restarted collector's samples", func() bool {
-		s := prom.query(t, q)
-		if len(s) == 1 {
-			got = s[0].Value
-		}
-		return got >= float64(rounds-queued)
-	})
-	time.Sleep(3 * time.Second)
-	if s := prom.query(t, q); len(s) == 1 {
-		got = s[0].Value
-	}
-	lost := rounds - int(got)
-	t.Logf("scrapes %d, in Prometheus %.0f: lost %d, the %d queued in memory when the collector stopped", rounds, got, lost, queued)
-	assert.LessOrEqual(t, lost, queued, "nothing but the in-memory queue is lost")
+	t.Logf("scrapes %d, in Prometheus %d: lost %d, the %d queued in memory when the collector stopped", r.rounds, r.got, r.lost(), r.queued)
+	assert.LessOrEqual(t, r.lost(), r.queued, "nothing but the in-memory queue is lost")
 }
 
 // With a sending queue on disk, the same restart keeps what the stopped collector had not
@@ -69,45 +37,65 @@ func TestRestartDuringOutageRemoteWriteLoss(t *testing.T) {
 // refuses its samples as out of order. So one scrape round is lost, where the in-memory queue
 // lost every one it held (TestRestartDuringOutageRemoteWriteLoss).
 func TestRestartDuringOutageRemoteWritePersistentQueue(t *testing.T) {
+	r := restartDuringOutage(t, t.TempDir(), func(rounds, _ int) int { return rounds - 1 })
+	require.True(t, r.exited, "the collector did not stop within the kubelet's grace period: killed")
+	out := r.stopped.out.String()
+	assert.Zero(t, strings.Count(out, "Dropping data"), "nothing is dropped:\n%s", out)
+	assert.Contains(t, out, deliverywatch.Kept, "the write the stop interrupted is kept, and the log says so")
+	t.Logf("stopped in %v; scrapes %d, in Prometheus %d: lost %d of the %d queued when the collector stopped",
+		r.took.Round(10*time.Millisecond), r.rounds, r.got, r.lost(), r.queued)
+	assert.LessOrEqual(t, r.lost(), 1, "at most the batch in flight at the stop is lost")
+	assert.NotContains(t, r.restarted.out.String(), "Rejecting data", "the queue retries; no error line for each failed write")
+}
+
+// outageRestart is what restartDuringOutage saw.
+type outageRestart struct {
+	stopped, restarted *process
+	took               time.Duration // from SIGINT to the stopped collector's exit
+	exited             bool          // by itself, within the kubelet's grace period
+	queued             int           // scrapes between Prometheus' stop and the collector's
+	rounds             int           // scrapes served in all
+	got                int           // samples of one series in Prometheus at the end
+}
+
+func (r outageRestart) lost() int { return r.rounds - r.got }
+
+// restartDuringOutage runs one vLLM and a collector that writes to Prometheus (with its
+// sending queue on disk in queueDir, if set); stops Prometheus, and 10 s later the collector
+// as the kubelet stops a pod (SIGINT, killed after 30 s); starts the collector again, and 10 s
+// later Prometheus; then stops the engine and counts the samples of one series Prometheus
+// holds, once it holds at least enough(rounds, queued) of them and 3 s more.
+func restartDuringOutage(t *testing.T, queueDir string, enough func(rounds, queued int) int) outageRestart {
+	t.Helper()
 	prom := startPrometheus(t)
 	vllm := startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))
-	setup := collectorSetup{Engines: []*engine{vllm}, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freeport.Addr(t), QueueDir: t.TempDir()}
-	col := startCollector(t, setup)
+	setup := collectorSetup{Engines: []*engine{vllm}, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freeport.Addr(t), QueueDir: queueDir}
+	r := outageRestart{stopped: startCollector(t, setup)}
 	eventually(t, "first samples", func() bool {
 		return len(prom.query(t, `modelplane_requests_preempted_total{replica="llama-0"}`)) == 1
 	})
 	prom.stop(t)
 	before := vllm.e.Rounds()
 	time.Sleep(10 * time.Second)
-	took, stopped := interrupt(t, col, 30*time.Second)
-	require.True(t, stopped, "the collector did not stop within the kubelet's grace period: killed")
-	queued := vllm.e.Rounds() - before
-	out := col.out.String()
-	assert.Zero(t, strings.Count(out, "Dropping data"), "nothing is dropped:\n%s", out)
-	assert.Contains(t, out, deliverywatch.Kept, "the write the stop interrupted is kept, and the log says so")
-
-	again := startCollector(t, setup)
+	r.took, r.exited = interrupt(t, r.stopped, 30*time.Second)
+	r.queued = vllm.e.Rounds() - before
+	r.restarted = startCollector(t, setup)
 	time.Sleep(10 * time.Second)
 	prom.start(t)
 	require.NoError(t, vllm.e.Stop())
-	rounds := vllm.e.Rounds()
-	q := `count_over_time(modelplane_requests_preempted_total{replica="llama-0"}[30m])`
-	var got float64
-	eventually(t, "the queued samples and the restarted collector's", func() bool {
-		if s := prom.query(t, q); len(s) == 1 {
-			got = s[0].Value
+	r.rounds = vllm.e.Rounds()
+	count := func() {
+		if s := prom.query(t, `count_over_time(modelplane_requests_preempted_total{replica="llama-0"}[30m])`); len(s) == 1 {
+			r.got = int(s[0].Value)
 		}
-		return got >= float64(rounds-1)
+	}
+	eventually(t, "the samples in Prometheus", func() bool {
+		count()
+		return r.got >= enough(r.rounds, r.queued)
 	})
 	time.Sleep(3 * time.Second)
-	if s := prom.query(t, q); len(s) == 1 {
-		got = s[0].Value
-	}
-	lost := rounds - int(got)
-	t.Logf("stopped in %v; scrapes %d, in Prometheus %.0f: lost %d of the %d queued when the collector stopped",
-		took.Round(10*time.Millisecond), rounds, got, lost, queued)
-	assert.LessOrEqual(t, lost, 1, "at most the batch in flight at the stop is lost")
-	assert.NotContains(t, again.out.String(), "Rejecting data", "the queue retries; no error line for each failed write")
+	count()
+	return r
 }
 
 // A pod given a longer or shorter grace period than the kubelet's default gets exporters
