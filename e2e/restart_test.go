@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +48,25 @@ func TestRestartDuringOutageRemoteWritePersistentQueue(t *testing.T) {
 		r.took.Round(10*time.Millisecond), r.rounds, r.got, r.lost(), r.queued)
 	assert.LessOrEqual(t, r.lost(), 1, "at most the batch in flight at the stop is lost")
 	assert.NotContains(t, r.restarted.out.String(), "Rejecting data", "the queue retries; no error line for each failed write")
+}
+
+// A sending queue on a storage extension the collector does not run fails `validate` and the
+// start, naming the exporter, the key and the extension. The collector alone finds it only
+// when it starts the exporter, and says "no storage client extension found".
+func TestAQueueOnStorageTheCollectorDoesNotRunIsNamed(t *testing.T) {
+	vllm := startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))
+	setup := collectorSetup{Engines: []*engine{vllm}, Prometheus: freeport.Addr(t), MappingDir: t.TempDir(), Health: freeport.Addr(t), QueueDir: t.TempDir()}
+	var buf bytes.Buffer
+	require.NoError(t, collectorConfig.Execute(&buf, setup))
+	// As an edit that forgets the extension: the queue still names it.
+	cfg := strings.Replace(buf.String(), ", file_storage]", "]", 1)
+	path := filepath.Join(t.TempDir(), "collector.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
+	for _, args := range [][]string{{"validate", "--config=" + path}, {"--config=" + path}} {
+		out, err := exec.Command(collectorBin, args...).CombinedOutput()
+		require.Error(t, err, "%v: %s", args, out)
+		assert.Contains(t, string(out), `exporters::prometheus_remote_write::sending_queue::storage: "file_storage": declared under extensions but not listed in service::extensions`, args)
+	}
 }
 
 // outageRestart is what restartDuringOutage saw.

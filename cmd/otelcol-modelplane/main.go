@@ -12,6 +12,7 @@ import (
 	identitylabels "github.com/modelplaneai/otelcol-modelplane/internal/identitylabels"
 	listencheck "github.com/modelplaneai/otelcol-modelplane/internal/listencheck"
 	overlaycheck "github.com/modelplaneai/otelcol-modelplane/internal/overlaycheck"
+	queuestorage "github.com/modelplaneai/otelcol-modelplane/internal/queuestorage"
 	replicacheck "github.com/modelplaneai/otelcol-modelplane/internal/replicacheck"
 	scrapefilter "github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
 	unknownkeys "github.com/modelplaneai/otelcol-modelplane/internal/unknownkeys"
@@ -49,6 +50,7 @@ func main() {
 					unusedexporters.NewFactory(),
 					overlaycheck.NewFactory(),
 					replicacheck.NewFactory(),
+					queuestorage.NewFactory(),
 					listencheck.NewFactory(),
 				},
 			},
@@ -60,6 +62,7 @@ func main() {
 			defaultconfig.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		},
 		ConverterModules: []string{
+			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
