@@ -6,6 +6,7 @@ import (
 	otlpexporter "github.com/modelplaneai/otelcol-modelplane/exporter/otlpexporter"
 	otlphttpexporter "github.com/modelplaneai/otelcol-modelplane/exporter/otlphttpexporter"
 	prometheusremotewriteexporter "github.com/modelplaneai/otelcol-modelplane/exporter/prometheusremotewriteexporter"
+	batchprocessor "github.com/modelplaneai/otelcol-modelplane/processor/batchprocessor"
 	modelplanemapping "github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 	dcgmreceiver "github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver"
 	prometheusreceiver "github.com/modelplaneai/otelcol-modelplane/receiver/prometheusreceiver"
@@ -22,7 +23,6 @@ import (
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/processor"
-	batchprocessor "go.opentelemetry.io/collector/processor/batchprocessor"
 	memorylimiterprocessor "go.opentelemetry.io/collector/processor/memorylimiterprocessor"
 	"go.opentelemetry.io/collector/receiver"
 	otlpreceiver "go.opentelemetry.io/collector/receiver/otlpreceiver"
@@ -109,7 +109,7 @@ func components() (otelcol.Factories, error) {
 	factories.ProcessorModules = makeModulesMap(factories.Processors, map[component.Type]string{
 		modelplanemapping.NewFactory().Type():      "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		memorylimiterprocessor.NewFactory().Type(): "go.opentelemetry.io/collector/processor/memorylimiterprocessor v0.161.0",
-		batchprocessor.NewFactory().Type():         "go.opentelemetry.io/collector/processor/batchprocessor v0.161.0",
+		batchprocessor.NewFactory().Type():         "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		resourceprocessor.NewFactory().Type():      "github.com/open-telemetry/opentelemetry-collector-contrib/processor/resourceprocessor v0.161.0",
 	})
 

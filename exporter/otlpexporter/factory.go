@@ -31,7 +31,7 @@ const giveUpWhenStopping = 15 * time.Second
 
 func newFactory(giveUpAfter time.Duration) exporter.Factory {
 	return deliverywatch.Factory(core.NewFactory(), deliverywatch.Options{
-		Rules:              deliverywatch.RetryRules,
+		Rules:              deliverywatch.SendingQueueRules,
 		WithWatch:          deliverywatch.Watched(func(c *core.Config) *[]configmiddleware.Config { return &c.ClientConfig.Middlewares }),
 		GiveUpWhenStopping: giveUpAfter,
 		PersistentQueue: deliverywatch.PersistentQueue(func(c *core.Config) configoptional.Optional[exporterhelper.QueueBatchConfig] {

@@ -69,8 +69,8 @@ func newFactory(giveUpAfter time.Duration) exporter.Factory {
 			Note: fmt.Sprintf("the batch stays queued and is retried until the exporter's timeout; while the error stays the same, "+
 				"this is logged once every %s, with how many there were, and a line says when the endpoint accepts data again", repeatEvery),
 		}},
-			// The sending queue's retries, where one is set.
-			deliverywatch.RetryRules...),
+			// The sending queue's lines (retries, drops, refusals), this package's or contrib's.
+			deliverywatch.SendingQueueRules...),
 		// Contrib's exporter retries a request without an answer silently.
 		LogUnanswered: true,
 		// And it retries inside its own loop, which its shutdown does not interrupt.

@@ -227,12 +227,43 @@ const retrying = "Exporting failed. Will retry the request after interval."
 // RepeatEvery is how long the same failure is held before a line counts it.
 const RepeatEvery = 5 * time.Minute
 
-// RetryRules condense the collector's retry line of an exporter that retries through
-// exporterhelper (OTLP): one exporter is one subject, its error the cause.
-var RetryRules = []repeatlog.Rule{{
+// dropped and rejected are the rules' notes for a batch the sending queue drops or refuses.
+const (
+	droppedNote = "while batches are dropped for the same reason, this is logged once every %s, with how many batches there were " +
+		"and their points in dropped_items; otelcol_exporter_send_failed_metric_points counts each point"
+	rejectedNote = "while the sending queue refuses batches for the same reason (it is full: the endpoint has not accepted data for long), " +
+		"this is logged once every %s, with how many batches there were and their points in rejected_items; " +
+		"otelcol_exporter_enqueue_failed_metric_points counts each point"
+)
+
+// rejecting is the collector's line for each batch its sending queue refuses (exporterhelper
+// v0.161.0), with the error ("sending queue is full") and rejected_items.
+const rejecting = "Exporting failed. Rejecting data."
+
+// SendingQueueRules condense the lines the collector's sending queue and its retries write
+// for every batch (exporterhelper), for an exporter that sends through them (OTLP, and
+// remote write with its sending_queue or contrib's): one exporter is one subject, its error
+// the cause. During a long outage, or against a backend that refuses every batch, each of
+// them came every few seconds, errors with a stack trace. A batch dropped because the
+// collector is stopping is logged as it comes: those lines are what a stop lost.
+var SendingQueueRules = []repeatlog.Rule{{
 	Message: retrying,
 	Cause:   "error",
 	Every:   RepeatEvery,
 	Note: fmt.Sprintf("while the export fails for the same reason, this is logged once every %s, with how many retries there were, "+
 		"and a line says when the endpoint accepts data again", RepeatEvery),
+}, {
+	Message: dropping,
+	Cause:   "error",
+	Every:   RepeatEvery,
+	Sum:     "dropped_items",
+	Unless:  stopping,
+	Note:    fmt.Sprintf(droppedNote, RepeatEvery),
+}, {
+	Message: rejecting,
+	Cause:   "error",
+	Every:   RepeatEvery,
+	Sum:     "rejected_items",
+	Unless:  stopping,
+	Note:    fmt.Sprintf(rejectedNote, RepeatEvery),
 }}

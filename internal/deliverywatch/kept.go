@@ -1,7 +1,6 @@
 package deliverywatch
 
 import (
-	"errors"
 	"strings"
 
 	"go.opentelemetry.io/collector/component"
@@ -81,13 +80,41 @@ func (c *kept) Write(e zapcore.Entry, fields []zapcore.Field) error {
 
 // interrupted tells whether the error among fields is one a shutdown interrupted.
 func interrupted(fields []zapcore.Field) bool {
+	return anyError(fields, func(err error) bool { return strings.HasPrefix(err.Error(), shutdownPrefix) })
+}
+
+// stopping tells whether the error among fields ended a batch because the collector is
+// stopping: a shutdown interrupted it, or the watch gave up on its endpoint.
+func stopping(fields []zapcore.Field) bool {
+	return anyError(fields, func(err error) bool {
+		return err == ErrGaveUp || strings.HasPrefix(err.Error(), shutdownPrefix)
+	})
+}
+
+// anyError tells whether an error among fields, or one it wraps (errors.Join's included), is
+// one that is.
+func anyError(fields []zapcore.Field, is func(error) bool) bool {
 	for _, f := range fields {
-		err, ok := f.Interface.(error)
-		if f.Type != zapcore.ErrorType || !ok {
-			continue
+		if err, ok := f.Interface.(error); ok && f.Type == zapcore.ErrorType && wraps(err, is) {
+			return true
 		}
-		for ; err != nil; err = errors.Unwrap(err) {
-			if strings.HasPrefix(err.Error(), shutdownPrefix) {
+	}
+	return false
+}
+
+func wraps(err error, is func(error) bool) bool {
+	if err == nil {
+		return false
+	}
+	if is(err) {
+		return true
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return wraps(u.Unwrap(), is)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if wraps(e, is) {
 				return true
 			}
 		}

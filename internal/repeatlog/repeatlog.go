@@ -28,6 +28,13 @@ type Rule struct {
 	// Note is added to the first line of a subject, to say that repeats are condensed and
 	// where each is counted.
 	Note string
+	// Sum, where set, names an integer field (such as the points of a batch) that a line
+	// counting repeats gives as the total over the entries it stands for, so that the log
+	// still adds up to what happened.
+	Sum string
+	// Unless, where set, picks entries that are not repeats whatever their cause: they are
+	// logged as they come and not counted.
+	Unless func(fields []zapcore.Field) bool
 }
 
 // Core returns the function that wraps a logger's core with rule, for
@@ -58,13 +65,13 @@ func (c *core) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.Checked
 }
 
 func (c *core) Write(e zapcore.Entry, fields []zapcore.Field) error {
-	extra, pass := c.seen.pass(fields)
+	fields, pass := c.seen.pass(fields)
 	if !pass {
 		return nil
 	}
 	// The wrapped core checks the entry again, so its level and sampling still apply.
 	if ce := c.Core.Check(e, nil); ce != nil {
-		ce.Write(append(fields[:len(fields):len(fields)], extra...)...)
+		ce.Write(fields...)
 	}
 	return nil
 }
@@ -84,10 +91,14 @@ type subject struct {
 	logged time.Time // when its last line was written
 	last   time.Time // when it last repeated
 	held   int       // repeats since its last line, not logged
+	sum    int64     // the Sum field over those repeats
 }
 
-// pass tells whether an entry with fields is logged, and what its line adds.
+// pass tells whether an entry with fields is logged, and the fields of its line.
 func (s *seen) pass(fields []zapcore.Field) ([]zapcore.Field, bool) {
+	if s.rule.Unless != nil && s.rule.Unless(fields) {
+		return fields, true
+	}
 	key, cause := s.keyOf(fields)
 	now := s.now()
 	s.mu.Lock()
@@ -97,21 +108,57 @@ func (s *seen) pass(fields []zapcore.Field) ([]zapcore.Field, bool) {
 	if !ok {
 		s.subjects[key] = &subject{cause: cause, logged: now, last: now}
 		if s.rule.Note == "" {
-			return nil, true
+			return fields, true
 		}
-		return []zapcore.Field{zap.String("note", s.rule.Note)}, true
+		return appended(fields, zap.String("note", s.rule.Note)), true
 	}
 	sub.last = now
 	if sub.cause == cause && now.Sub(sub.logged) < s.rule.Every {
 		sub.held++
+		sub.sum += s.summed(fields)
 		return nil, false
 	}
-	var extra []zapcore.Field
 	if sub.held > 0 {
-		extra = []zapcore.Field{zap.Int("repeats", sub.held+1), zap.String("within", now.Sub(sub.logged).Round(time.Second).String())}
+		fields = appended(s.withSum(fields, sub.sum),
+			zap.Int("repeats", sub.held+1), zap.String("within", now.Sub(sub.logged).Round(time.Second).String()))
 	}
-	sub.cause, sub.logged, sub.held = cause, now, 0
-	return extra, true
+	sub.cause, sub.logged, sub.held, sub.sum = cause, now, 0, 0
+	return fields, true
+}
+
+// appended is fields and extra in a new slice: fields may be the caller's.
+func appended(fields []zapcore.Field, extra ...zapcore.Field) []zapcore.Field {
+	return append(fields[:len(fields):len(fields)], extra...)
+}
+
+// summed is the rule's Sum field among fields, zero where there is none.
+func (s *seen) summed(fields []zapcore.Field) int64 {
+	for _, f := range fields {
+		if s.rule.Sum != "" && f.Key == s.rule.Sum && isInteger(f.Type) {
+			return f.Integer
+		}
+	}
+	return 0
+}
+
+// withSum is fields with the rule's Sum field raised by held, in a copy.
+func (s *seen) withSum(fields []zapcore.Field, held int64) []zapcore.Field {
+	out := appended(fields)
+	for i, f := range out {
+		if s.rule.Sum != "" && f.Key == s.rule.Sum && isInteger(f.Type) {
+			out[i].Integer += held
+		}
+	}
+	return out
+}
+
+func isInteger(t zapcore.FieldType) bool {
+	switch t {
+	case zapcore.Int64Type, zapcore.Int32Type, zapcore.Int16Type, zapcore.Int8Type,
+		zapcore.Uint64Type, zapcore.Uint32Type, zapcore.Uint16Type, zapcore.Uint8Type:
+		return true
+	}
+	return false
 }
 
 // sweep forgets the subjects that have not repeated for two periods (a target that went

@@ -134,3 +134,69 @@ func TestText(t *testing.T) {
 		assert.Equal(t, want, text(f))
 	}
 }
+
+// A rule with Sum gives, in a line that counts repeats, the total of that field over them,
+// so a log of rejected batches still says how many points they held.
+func TestSumCountsOverTheRepeats(t *testing.T) {
+	c := newClock()
+	inner, logs := observer.New(zapcore.InfoLevel)
+	rule := Rule{Message: "Exporting failed. Rejecting data.", Cause: "error", Every: 5 * time.Minute, Sum: "rejected_items"}
+	l := zap.New(inner).WithOptions(zap.WrapCore(Core(rule, c.now)))
+	reject := func(items int) {
+		l.Error(rule.Message, zap.Error(errors.New("sending queue is full")), zap.Int("rejected_items", items))
+	}
+	total := func() []any {
+		var out []any
+		for _, e := range logs.TakeAll() {
+			m := e.ContextMap()
+			out = append(out, m["rejected_items"], m["repeats"])
+		}
+		return out
+	}
+
+	reject(142)
+	assert.Equal(t, []any{int64(142), nil}, total(), "the first line is as it comes")
+	for _, n := range []int{100, 7, 142} {
+		c.advance(time.Minute)
+		reject(n)
+	}
+	assert.Empty(t, total())
+	c.advance(2 * time.Minute)
+	reject(1)
+	assert.Equal(t, []any{int64(100 + 7 + 142 + 1), int64(4)}, total(), "the counting line adds up every entry it stands for")
+	c.advance(5 * time.Minute)
+	reject(9)
+	assert.Equal(t, []any{int64(9), nil}, total(), "and starts again after it: a line with nothing held is as it comes")
+}
+
+// Entries that Unless picks are logged as they come, whatever their cause, and not counted:
+// a stopping collector's dropped batches are each what the stop lost.
+func TestUnlessPassesEveryEntryItPicks(t *testing.T) {
+	c := newClock()
+	inner, logs := observer.New(zapcore.InfoLevel)
+	stopping := errors.New("interrupted due to shutdown")
+	rule := Rule{Message: "dropped", Cause: "error", Every: 5 * time.Minute, Note: "condensed",
+		Unless: func(fields []zapcore.Field) bool {
+			for _, f := range fields {
+				if f.Type == zapcore.ErrorType && f.Interface == stopping {
+					return true
+				}
+			}
+			return false
+		}}
+	l := zap.New(inner).WithOptions(zap.WrapCore(Core(rule, c.now)))
+	l.Error("dropped", zap.Error(errors.New("400")))
+	l.Error("dropped", zap.Error(errors.New("400")))
+	for range 3 {
+		l.Error("dropped", zap.Error(stopping))
+	}
+	c.advance(5 * time.Minute)
+	l.Error("dropped", zap.Error(errors.New("400")))
+	got := lines(logs)
+	require.Len(t, got, 5, "%v", got)
+	assert.Equal(t, "condensed", got[0]["note"])
+	for _, m := range got[1:4] {
+		assert.Equal(t, map[string]any{"msg": "dropped", "error": stopping.Error()}, m)
+	}
+	assert.Equal(t, int64(2), got[4]["repeats"], "the one held and this one; the three passed are not counted")
+}

@@ -1,0 +1,118 @@
+package otlphttpexporter
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/exporter"
+	core "go.opentelemetry.io/collector/exporter/otlphttpexporter"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch/deliverywatchtest"
+)
+
+const (
+	rejecting = "Exporting failed. Rejecting data."
+	dropping  = "Exporting failed. Dropping data."
+)
+
+// answering serves OTLP/HTTP on loopback, answering every request with status, and counts
+// the requests.
+func answering(t *testing.T, status int) (string, *atomic.Int32) {
+	t.Helper()
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		requests.Add(1)
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, &requests
+}
+
+// fullQueue fills a one-batch sending queue in front of an endpoint that answers 503 and
+// offers it five batches more, which it refuses; then it stops the exporter.
+func fullQueue(t *testing.T, f exporter.Factory) (accepted int, logs *observer.ObservedLogs) {
+	endpoint, requests := answering(t, http.StatusServiceUnavailable)
+	exp, logs := deliverywatchtest.StartMetricsUnstopped(t, f, map[string]any{
+		"endpoint":         endpoint,
+		"compression":      "none",
+		"sending_queue":    map[string]any{"enabled": true, "queue_size": 1, "num_consumers": 1},
+		"retry_on_failure": map[string]any{"enabled": true, "initial_interval": "20ms", "max_interval": "50ms", "max_elapsed_time": 0},
+	})
+	require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
+	require.Eventually(t, func() bool { return requests.Load() > 0 }, 10*time.Second, 10*time.Millisecond, "the first batch is in flight")
+	accepted = 1
+	for rejected := 0; rejected < 5; {
+		require.Less(t, accepted, 10, "the queue of one batch never fills")
+		if err := exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()); err != nil {
+			assert.ErrorContains(t, err, "sending queue is full")
+			rejected++
+		} else {
+			accepted++
+		}
+	}
+	deliverywatchtest.ShutDown(t, exp.Shutdown)
+	return accepted, logs
+}
+
+// A queue that stays full (its endpoint has not accepted data for longer than it holds)
+// refuses every batch, and the collector logged each as an error with a stack trace: a line
+// every few seconds for as long as the outage lasts. Here the first is logged, with a note,
+// and the same refusal again is counted in a line every 5 minutes (internal/repeatlog's tests
+// show that line). What the queue held at the stop is still logged batch by batch.
+func TestAFullQueueIsLoggedOncePerCause(t *testing.T) {
+	accepted, logs := fullQueue(t, NewFactory())
+	lines := logs.FilterMessage(rejecting).All()
+	require.Len(t, lines, 1, "five refusals of one cause, one line")
+	first := lines[0].ContextMap()
+	assert.Contains(t, first["error"], "sending queue is full")
+	assert.EqualValues(t, 1, first["rejected_items"])
+	assert.Contains(t, first["note"], "logged once every 5m0s")
+	assert.Contains(t, first["note"], "otelcol_exporter_enqueue_failed_metric_points")
+	assert.EqualValues(t, accepted, deliverywatchtest.DroppedPoints(logs),
+		"each batch the stop dropped has its line, though they share a cause")
+}
+
+func TestTheCollectorsExporterLogsEveryRefusal(t *testing.T) {
+	_, logs := fullQueue(t, core.NewFactory())
+	assert.Equal(t, 5, logs.FilterMessage(rejecting).Len())
+}
+
+// droppedForGood sends five batches to an endpoint that answers 400, which OTLP/HTTP does
+// not retry: the queue drops each one.
+func droppedForGood(t *testing.T, f exporter.Factory) *observer.ObservedLogs {
+	endpoint, requests := answering(t, http.StatusBadRequest)
+	exp, logs := deliverywatchtest.StartMetricsUnstopped(t, f, map[string]any{
+		"endpoint":    endpoint,
+		"compression": "none",
+	})
+	for range 5 {
+		require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
+	}
+	require.Eventually(t, func() bool { return requests.Load() == 5 }, 10*time.Second, 10*time.Millisecond)
+	deliverywatchtest.ShutDown(t, exp.Shutdown) // the queue's consumers finish their batches first
+	return logs
+}
+
+// A backend that refuses every batch for good (a wrong path, a tenant it does not know) had
+// the queue log each one; here once per cause and then every 5 minutes, with the points of
+// all the batches the line stands for.
+func TestBatchesDroppedForGoodAreLoggedOncePerCause(t *testing.T) {
+	logs := droppedForGood(t, NewFactory())
+	lines := logs.FilterMessage(dropping).All()
+	require.Len(t, lines, 1, "five drops of one cause, one line")
+	first := lines[0].ContextMap()
+	assert.Contains(t, first["error"], "400")
+	assert.EqualValues(t, 1, first["dropped_items"])
+	assert.Contains(t, first["note"], "otelcol_exporter_send_failed_metric_points")
+}
+
+func TestTheCollectorsExporterLogsEveryDrop(t *testing.T) {
+	assert.Equal(t, 5, droppedForGood(t, core.NewFactory()).FilterMessage(dropping).Len())
+}

@@ -1,0 +1,58 @@
+// Package batchprocessor is the collector's batch processor (type batch, v0.161.0,
+// unchanged), except that a batch its exporters refuse is not logged for every batch: the
+// first is logged as it comes, and so is a change of cause, but the same refusal again at
+// most once every few minutes, with how many there were since.
+package batchprocessor // import "github.com/modelplaneai/otelcol-modelplane/processor/batchprocessor"
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/processor"
+	core "go.opentelemetry.io/collector/processor/batchprocessor"
+	"go.uber.org/zap"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
+)
+
+// senderFailed is the processor's warning for a batch the next consumer refused, with its
+// error: in this distribution's pipelines, an exporter whose sending queue is full because
+// its endpoint has not accepted data for long, which the exporter logs too.
+const senderFailed = "Sender failed"
+
+// repeatEvery is how long the same refusal is held before a line counts it: a full queue
+// refuses every batch, one every few seconds, for as long as the backend is away.
+var repeatEvery = 5 * time.Minute
+
+// now is the clock of the condensed log; tests move it.
+var now = time.Now
+
+// NewFactory returns the factory of the batch processor.
+func NewFactory() processor.Factory {
+	f := core.NewFactory()
+	condensed := func(set *processor.Settings) {
+		set.Logger = set.Logger.WithOptions(zap.WrapCore(repeatlog.Core(repeatlog.Rule{
+			Message: senderFailed,
+			Cause:   "error",
+			Every:   repeatEvery,
+			Note: fmt.Sprintf("while the next consumer refuses batches for the same reason, this is logged once every %s, "+
+				"with how many there were; the exporter's otelcol_exporter_enqueue_failed_* metrics count their points", repeatEvery),
+		}, now)))
+	}
+	return processor.NewFactory(f.Type(), f.CreateDefaultConfig,
+		processor.WithTraces(func(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces) (processor.Traces, error) {
+			condensed(&set)
+			return f.CreateTraces(ctx, set, cfg, next)
+		}, f.TracesStability()),
+		processor.WithMetrics(func(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Metrics) (processor.Metrics, error) {
+			condensed(&set)
+			return f.CreateMetrics(ctx, set, cfg, next)
+		}, f.MetricsStability()),
+		processor.WithLogs(func(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
+			condensed(&set)
+			return f.CreateLogs(ctx, set, cfg, next)
+		}, f.LogsStability()))
+}
