@@ -25,7 +25,7 @@ const senderFailed = "Sender failed"
 
 // repeatEvery is how long the same refusal is held before a line counts it: a full queue
 // refuses every batch, one every few seconds, for as long as the backend is away.
-var repeatEvery = 5 * time.Minute
+const repeatEvery = 5 * time.Minute
 
 // now is the clock of the condensed log; tests move it.
 var now = time.Now

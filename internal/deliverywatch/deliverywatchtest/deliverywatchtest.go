@@ -235,3 +235,16 @@ func DroppedPoints(logs *observer.ObservedLogs) int64 {
 	}
 	return n
 }
+
+// OneCondensedLine asserts that logs hold message once, for a batch of one point (items
+// names the field that counts its points), with the note that says repeats are condensed,
+// and returns that line's fields.
+func OneCondensedLine(t *testing.T, logs *observer.ObservedLogs, message, items string) map[string]any {
+	t.Helper()
+	lines := logs.FilterMessage(message).All()
+	require.Len(t, lines, 1, "five batches with one cause, one line")
+	first := lines[0].ContextMap()
+	assert.EqualValues(t, 1, first[items])
+	assert.Contains(t, first["note"], "logged once every 5m0s")
+	return first
+}
