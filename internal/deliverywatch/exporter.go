@@ -227,7 +227,7 @@ const retrying = "Exporting failed. Will retry the request after interval."
 // RepeatEvery is how long the same failure is held before a line counts it.
 const RepeatEvery = 5 * time.Minute
 
-// dropped and rejected are the rules' notes for a batch the sending queue drops or refuses.
+// droppedNote and rejectedNote are the rules' notes for a batch the sending queue drops or refuses.
 const (
 	droppedNote = "while batches are dropped for the same reason, this is logged once every %s, with how many batches there were " +
 		"and their points in dropped_items; otelcol_exporter_send_failed_metric_points counts each point"
