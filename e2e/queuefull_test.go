@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
 
@@ -79,7 +80,7 @@ service:
 
 	out := col.out.String()
 	// (The collector's output is in the test's log if it fails.)
-	assert.Equal(t, 1, strings.Count(out, "Exporting failed. Rejecting data."), "the exporter's line, once")
+	assert.Equal(t, 1, strings.Count(out, deliverywatch.Rejecting), "the exporter's line, once")
 	assert.Equal(t, 1, strings.Count(out, "Sender failed"), "the batch processor's line, once")
 	assert.True(t, strings.Contains(out, "otelcol_exporter_enqueue_failed_metric_points"), "the note names the metric that counts each point")
 	assert.True(t, strings.Contains(out, `"error": "sending queue is full"`))

@@ -14,12 +14,8 @@ import (
 	core "go.opentelemetry.io/collector/exporter/otlphttpexporter"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch/deliverywatchtest"
-)
-
-const (
-	rejecting = "Exporting failed. Rejecting data."
-	dropping  = "Exporting failed. Dropping data."
 )
 
 // answering serves OTLP/HTTP on loopback, answering every request with status, and counts
@@ -68,7 +64,7 @@ func fullQueue(t *testing.T, f exporter.Factory) (accepted int, logs *observer.O
 // show that line). What the queue held at the stop is still logged batch by batch.
 func TestAFullQueueIsLoggedOncePerCause(t *testing.T) {
 	accepted, logs := fullQueue(t, NewFactory())
-	first := deliverywatchtest.OneCondensedLine(t, logs, rejecting, "rejected_items")
+	first := deliverywatchtest.OneCondensedLine(t, logs, deliverywatch.Rejecting, "rejected_items")
 	assert.Contains(t, first["error"], "sending queue is full")
 	assert.Contains(t, first["note"], "otelcol_exporter_enqueue_failed_metric_points")
 	assert.EqualValues(t, accepted, deliverywatchtest.DroppedPoints(logs),
@@ -77,7 +73,7 @@ func TestAFullQueueIsLoggedOncePerCause(t *testing.T) {
 
 func TestTheCollectorsExporterLogsEveryRefusal(t *testing.T) {
 	_, logs := fullQueue(t, core.NewFactory())
-	assert.Equal(t, 5, logs.FilterMessage(rejecting).Len())
+	assert.Equal(t, 5, logs.FilterMessage(deliverywatch.Rejecting).Len())
 }
 
 // droppedForGood sends five batches to an endpoint that answers 400, which OTLP/HTTP does
@@ -101,11 +97,11 @@ func droppedForGood(t *testing.T, f exporter.Factory) *observer.ObservedLogs {
 // all the batches the line stands for.
 func TestBatchesDroppedForGoodAreLoggedOncePerCause(t *testing.T) {
 	logs := droppedForGood(t, NewFactory())
-	first := deliverywatchtest.OneCondensedLine(t, logs, dropping, "dropped_items")
+	first := deliverywatchtest.OneCondensedLine(t, logs, deliverywatch.Dropping, "dropped_items")
 	assert.Contains(t, first["error"], "400")
 	assert.Contains(t, first["note"], "otelcol_exporter_send_failed_metric_points")
 }
 
 func TestTheCollectorsExporterLogsEveryDrop(t *testing.T) {
-	assert.Equal(t, 5, droppedForGood(t, core.NewFactory()).FilterMessage(dropping).Len())
+	assert.Equal(t, 5, droppedForGood(t, core.NewFactory()).FilterMessage(deliverywatch.Dropping).Len())
 }

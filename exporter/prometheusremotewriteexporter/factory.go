@@ -111,7 +111,7 @@ func queued(f exporter.Factory) exporter.Factory {
 		// Nor does its error line for each failed write, with a stack trace, that suggests the
 		// sending queue this exporter already has.
 		inner.Logger = set.Logger.WithOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core {
-			return withoutLine{Core: c, prefix: rejecting}
+			return withoutLine{Core: c, prefix: deliverywatch.Rejecting}
 		}))
 		exp, err := f.CreateMetrics(ctx, inner, &remote)
 		if err != nil {
@@ -135,9 +135,6 @@ func queued(f exporter.Factory) exporter.Factory {
 
 // exporterhelperScope is the meter of the collector's exporterhelper.
 const exporterhelperScope = "go.opentelemetry.io/collector/exporter/exporterhelper"
-
-// rejecting begins the line exporterhelper writes for a failed batch it has no queue for.
-const rejecting = "Exporting failed. Rejecting data."
 
 // withoutLine is a core that leaves out the lines whose message begins with prefix.
 type withoutLine struct {

@@ -170,7 +170,7 @@ func TestASendingQueueRetriesThroughAnOutage(t *testing.T) {
 			assert.Len(t, logs.FilterMessage(refusedWrite).All(), 1, "five or more refusals, one line")
 			assert.LessOrEqual(t, logs.FilterMessage(deliverywatchtest.Retrying).Len(), 1, "the queue's retries, condensed")
 			assert.Len(t, logs.FilterMessage(deliverywatch.AnswersAgain).All(), 1)
-			assert.Zero(t, logs.FilterMessageSnippet(rejecting).Len(), "no error line, with a stack trace, for each failed write the queue retries")
+			assert.Zero(t, logs.FilterMessageSnippet(deliverywatch.Rejecting).Len(), "no error line, with a stack trace, for each failed write the queue retries")
 		})
 	}
 }

@@ -236,9 +236,10 @@ const (
 		"otelcol_exporter_enqueue_failed_metric_points counts each point"
 )
 
-// rejecting is the collector's line for each batch its sending queue refuses (exporterhelper
-// v0.161.0), with the error ("sending queue is full") and rejected_items.
-const rejecting = "Exporting failed. Rejecting data."
+// Rejecting is the collector's line for each batch its sending queue refuses (exporterhelper
+// v0.161.0), with the error ("sending queue is full") and rejected_items; without a queue,
+// for each batch whose export failed.
+const Rejecting = "Exporting failed. Rejecting data."
 
 // SendingQueueRules condense the lines the collector's sending queue and its retries write
 // for every batch (exporterhelper), for an exporter that sends through them (OTLP, and
@@ -253,14 +254,14 @@ var SendingQueueRules = []repeatlog.Rule{{
 	Note: fmt.Sprintf("while the export fails for the same reason, this is logged once every %s, with how many retries there were, "+
 		"and a line says when the endpoint accepts data again", RepeatEvery),
 }, {
-	Message: dropping,
+	Message: Dropping,
 	Cause:   "error",
 	Every:   RepeatEvery,
 	Sum:     "dropped_items",
 	Unless:  stopping,
 	Note:    fmt.Sprintf(droppedNote, RepeatEvery),
 }, {
-	Message: rejecting,
+	Message: Rejecting,
 	Cause:   "error",
 	Every:   RepeatEvery,
 	Sum:     "rejected_items",

@@ -9,9 +9,9 @@ import (
 	"go.uber.org/zap/zapcore"
 )
 
-// dropping is the start of the line the collector's sending queue logs for every batch whose
+// Dropping is the start of the line the collector's sending queue logs for every batch whose
 // export failed (exporterhelper v0.161.0), with the error and dropped_items.
-const dropping = "Exporting failed. Dropping data."
+const Dropping = "Exporting failed. Dropping data."
 
 // shutdownPrefix starts the error of an export that the exporter's shutdown interrupted
 // (exporterhelper's internal experr.NewShutdownErr). A persistent sending queue does not mark
@@ -49,7 +49,7 @@ func (c *kept) With(fields []zapcore.Field) zapcore.Core {
 }
 
 func (c *kept) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
-	if !strings.HasPrefix(e.Message, dropping) {
+	if !strings.HasPrefix(e.Message, Dropping) {
 		return c.Core.Check(e, ce)
 	}
 	if !c.Core.Enabled(e.Level) {

@@ -26,9 +26,9 @@ func TestOnlyABatchAShutdownInterruptedIsLoggedAsKept(t *testing.T) {
 	observed, logs := observer.New(zapcore.InfoLevel)
 	logger := zap.New(observed, zap.WrapCore(keptCore), zap.AddStacktrace(zapcore.ErrorLevel)).With(zap.String("otelcol.component.id", "otlp_http"))
 
-	logger.Error(dropping, zap.Error(shutdownErr{errors.New("Post: the collector is stopping")}), zap.Int("dropped_items", 3))
-	logger.Error(dropping, zap.Error(fmt.Errorf("not retryable error: %w", errors.New("400 Bad Request"))), zap.Int("dropped_items", 2))
-	logger.Error(dropping, zap.Error(fmt.Errorf("batch: %w", shutdownErr{errors.New("EOF")})), zap.Int("dropped_items", 1))
+	logger.Error(Dropping, zap.Error(shutdownErr{errors.New("Post: the collector is stopping")}), zap.Int("dropped_items", 3))
+	logger.Error(Dropping, zap.Error(fmt.Errorf("not retryable error: %w", errors.New("400 Bad Request"))), zap.Int("dropped_items", 2))
+	logger.Error(Dropping, zap.Error(fmt.Errorf("batch: %w", shutdownErr{errors.New("EOF")})), zap.Int("dropped_items", 1))
 	logger.Info("Exporting failed. Will retry the request after interval.", zap.Error(shutdownErr{errors.New("x")}))
 
 	all := logs.All()
@@ -42,7 +42,7 @@ func TestOnlyABatchAShutdownInterruptedIsLoggedAsKept(t *testing.T) {
 		"kept_items":           int64(3),
 	}, all[0].ContextMap())
 
-	assert.Equal(t, dropping, all[1].Message, "refused for good: dropped")
+	assert.Equal(t, Dropping, all[1].Message, "refused for good: dropped")
 	assert.Equal(t, zapcore.ErrorLevel, all[1].Level)
 	assert.EqualValues(t, 2, all[1].ContextMap()["dropped_items"])
 	assert.NotEmpty(t, all[1].Stack)
@@ -58,8 +58,8 @@ func TestOnlyABatchAShutdownInterruptedIsLoggedAsKept(t *testing.T) {
 func TestAKeptBatchFollowsTheLoggersLevel(t *testing.T) {
 	observed, logs := observer.New(zapcore.ErrorLevel)
 	logger := zap.New(observed, zap.WrapCore(keptCore))
-	logger.Error(dropping, zap.Error(shutdownErr{errors.New("EOF")}), zap.Int("dropped_items", 3))
-	logger.Error(dropping, zap.Error(errors.New("400")), zap.Int("dropped_items", 2))
+	logger.Error(Dropping, zap.Error(shutdownErr{errors.New("EOF")}), zap.Int("dropped_items", 3))
+	logger.Error(Dropping, zap.Error(errors.New("400")), zap.Int("dropped_items", 2))
 	require.Equal(t, 1, logs.Len())
-	assert.Equal(t, dropping, logs.All()[0].Message)
+	assert.Equal(t, Dropping, logs.All()[0].Message)
 }

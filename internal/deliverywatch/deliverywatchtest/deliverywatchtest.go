@@ -230,7 +230,7 @@ func KeptPoints(logs *observer.ObservedLogs) int64 {
 // DroppedPoints sums the points an exporter's queue says it dropped.
 func DroppedPoints(logs *observer.ObservedLogs) int64 {
 	var n int64
-	for _, e := range logs.FilterMessageSnippet("Exporting failed. Dropping data.").All() {
+	for _, e := range logs.FilterMessageSnippet(deliverywatch.Dropping).All() {
 		n += e.ContextMap()["dropped_items"].(int64)
 	}
 	return n
