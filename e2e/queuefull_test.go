@@ -7,12 +7,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
+	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
 )
 
 // A backend away for longer than the exporter's queue holds: the full queue refuses every
@@ -84,4 +86,20 @@ service:
 	assert.Equal(t, 1, strings.Count(out, "Sender failed"), "the batch processor's line, once")
 	assert.True(t, strings.Contains(out, "otelcol_exporter_enqueue_failed_metric_points"), "the note names the metric that counts each point")
 	assert.True(t, strings.Contains(out, `"error": "sending queue is full"`))
+
+	// As the collector stops, each logs one line more that counts the refusals it held, so
+	// that the log of a stopped collector adds up too.
+	_, exited := interrupt(t, col, 60*time.Second)
+	require.True(t, exited, "the collector stops by itself")
+	for _, msg := range []string{deliverywatch.Rejecting, "Sender failed"} {
+		var lines []string
+		for _, l := range strings.Split(col.out.String(), "\n") {
+			if strings.Contains(l, msg) {
+				lines = append(lines, l)
+			}
+		}
+		require.Len(t, lines, 2, "%s: the first refusal, and the ones held at the stop", msg)
+		assert.Contains(t, lines[1], repeatlog.FlushNote, msg)
+		assert.Regexp(t, `"repeats": [1-9][0-9]*`, lines[1], msg)
+	}
 }

@@ -64,7 +64,7 @@ func fullQueue(t *testing.T, f exporter.Factory) (accepted int, logs *observer.O
 // show that line). What the queue held at the stop is still logged batch by batch.
 func TestAFullQueueIsLoggedOncePerCause(t *testing.T) {
 	accepted, logs := fullQueue(t, NewFactory())
-	first := deliverywatchtest.OneCondensedLine(t, logs, deliverywatch.Rejecting, "rejected_items")
+	first := deliverywatchtest.CondensedLines(t, logs, deliverywatch.Rejecting, "rejected_items")
 	assert.Contains(t, first["error"], "sending queue is full")
 	assert.Contains(t, first["note"], "otelcol_exporter_enqueue_failed_metric_points")
 	assert.EqualValues(t, accepted, deliverywatchtest.DroppedPoints(logs),
@@ -97,7 +97,7 @@ func droppedForGood(t *testing.T, f exporter.Factory) *observer.ObservedLogs {
 // all the batches the line stands for.
 func TestBatchesDroppedForGoodAreLoggedOncePerCause(t *testing.T) {
 	logs := droppedForGood(t, NewFactory())
-	first := deliverywatchtest.OneCondensedLine(t, logs, deliverywatch.Dropping, "dropped_items")
+	first := deliverywatchtest.CondensedLines(t, logs, deliverywatch.Dropping, "dropped_items")
 	assert.Contains(t, first["error"], "400")
 	assert.Contains(t, first["note"], "otelcol_exporter_send_failed_metric_points")
 }

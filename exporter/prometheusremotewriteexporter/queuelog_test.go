@@ -42,7 +42,7 @@ func TestWritesRefusedForGoodAreLoggedOncePerCause(t *testing.T) {
 			require.Eventually(t, func() bool { return writes.Load() == 5 }, 10*time.Second, 10*time.Millisecond)
 			deliverywatchtest.ShutDown(t, exp.Shutdown) // the queue's consumer finishes its batch first
 
-			first := deliverywatchtest.OneCondensedLine(t, logs, deliverywatch.Dropping, "dropped_items")
+			first := deliverywatchtest.CondensedLines(t, logs, deliverywatch.Dropping, "dropped_items")
 			assert.Contains(t, first["error"], "remote write request failed", "contrib's error; its failed-write line gives the status")
 		})
 	}

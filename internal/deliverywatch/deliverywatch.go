@@ -21,6 +21,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
 )
 
 // Unanswered is logged, where the watch is asked to, when a request gets no answer: refused,
@@ -64,6 +66,9 @@ type Watch struct {
 	giveUpTimer *time.Timer
 	abortCtx    context.Context
 	abort       context.CancelCauseFunc
+
+	// condensed are the exporter's condensed lines (Options.Rules), flushed as it stops.
+	condensed []*repeatlog.Condenser
 }
 
 // New returns a watch that logs to logger; with logUnanswered, it also logs each request

@@ -107,8 +107,11 @@ func Watched[C any](middlewares func(*C) *[]configmiddleware.Config) func(compon
 // configuration that names it.
 func (o Options) prepare(set *exporter.Settings, cfg component.Config) (*Watch, component.Config, error) {
 	wraps := make([]zap.Option, 0, len(o.Rules)+1)
+	condensed := make([]*repeatlog.Condenser, 0, len(o.Rules))
 	for _, r := range o.Rules {
-		wraps = append(wraps, zap.WrapCore(repeatlog.Core(r, o.Now)))
+		c := repeatlog.New(r, o.Now)
+		condensed = append(condensed, c)
+		wraps = append(wraps, c.Option())
 	}
 	persistent := o.PersistentQueue != nil && o.PersistentQueue(cfg)
 	if persistent {
@@ -128,6 +131,7 @@ func (o Options) prepare(set *exporter.Settings, cfg component.Config) (*Watch, 
 	w := New(set.Logger, o.LogUnanswered, o.Now)
 	w.GiveUpWhenStopping(giveUp)
 	w.persistent = persistent
+	w.condensed = condensed
 	return w, watched, nil
 }
 
@@ -184,11 +188,21 @@ func (e profiles) Shutdown(ctx context.Context) error {
 	return e.watch.stopping(ctx, e.Profiles.Shutdown)
 }
 
-// stopping runs an exporter's shutdown within the time the watch gives it.
+// stopping runs an exporter's shutdown within the time the watch gives it. The repeats its
+// condensed lines hold are logged before (they came before the stop) and after (those of
+// the stop itself), so that the log of a stopped collector adds up.
 func (w *Watch) stopping(ctx context.Context, shutdown func(context.Context) error) error {
+	w.flushCondensed()
 	w.beginStop()
+	defer w.flushCondensed()
 	defer w.endStop()
 	return shutdown(ctx)
+}
+
+func (w *Watch) flushCondensed() {
+	for _, c := range w.condensed {
+		c.Flush()
+	}
 }
 
 // hostWithWatch adds a watch to the host's extensions, under ID.

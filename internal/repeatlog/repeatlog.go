@@ -2,11 +2,13 @@
 // every few seconds, such as the Prometheus receiver's warning for each failed scrape of a
 // target that is down: the first one is logged as it comes, and so is one whose cause
 // changed, but the same failure again is logged at most once per period, with how many
-// times it happened since the line before.
+// times it happened since the line before. What is still held when the component stops
+// (Flush), or when its subject is forgotten, is logged then, so the lines add up.
 package repeatlog // import "github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -37,11 +39,72 @@ type Rule struct {
 	Unless func(fields []zapcore.Field) bool
 }
 
-// Core returns the function that wraps a logger's core with rule, for
-// zap.WrapCore. The cores derived from it (With) share what they have seen.
-func Core(rule Rule, now func() time.Time) func(zapcore.Core) zapcore.Core {
-	seen := &seen{rule: rule, now: now, subjects: map[string]*subject{}}
-	return func(c zapcore.Core) zapcore.Core { return &core{Core: c, seen: seen} }
+// Condenser applies a rule to the loggers it wraps, and logs what it holds when the
+// component that logs through them stops (Flush).
+type Condenser struct{ seen *seen }
+
+// New returns a condenser of rule's message, on the clock now.
+func New(rule Rule, now func() time.Time) *Condenser {
+	return &Condenser{seen: &seen{rule: rule, now: now, subjects: map[string]*subject{}}}
+}
+
+// Option wraps a logger's core with the rule. The cores derived from it (With) share what
+// they have seen.
+func (c *Condenser) Option() zap.Option {
+	return zap.WrapCore(func(inner zapcore.Core) zapcore.Core { return &core{Core: inner, seen: c.seen} })
+}
+
+// Flush logs, for each subject with repeats held since its last line, a line that counts
+// them (heldLine). A component calls it as it stops, so that the log of a stopped collector
+// adds up too.
+func (c *Condenser) Flush() {
+	s := c.seen
+	now := s.now()
+	s.mu.Lock()
+	var lines []heldLine
+	for _, sub := range s.subjects {
+		if sub.held > 0 {
+			lines = append(lines, s.heldLine(sub, now, FlushNote))
+		}
+	}
+	s.mu.Unlock()
+	// Written outside the lock: a core may log again through the rule.
+	write(lines)
+}
+
+const (
+	// FlushNote is the note of a line that Flush wrote.
+	FlushNote = "the repeats held since the line before, logged as the component stops"
+	sweepNote = "the repeats held since the line before; there have been none since"
+)
+
+// heldLine is the line that counts sub's held repeats: its last repeat, with repeats, within
+// (from the line before to the last repeat), the Sum field over the held ones and note. sub
+// then holds none.
+func (s *seen) heldLine(sub *subject, now time.Time, note string) heldLine {
+	fields := appended(s.withSum(sub.fields, sub.sum-s.summed(sub.fields)),
+		zap.Int("repeats", sub.held), zap.String("within", sub.last.Sub(sub.logged).Round(time.Second).String()),
+		zap.String("note", note))
+	entry := sub.entry
+	entry.Time = now
+	l := heldLine{sub.core, entry, fields}
+	sub.logged, sub.held, sub.sum = now, 0, 0
+	sub.core, sub.entry, sub.fields = nil, zapcore.Entry{}, nil
+	return l
+}
+
+func write(lines []heldLine) {
+	for _, l := range lines {
+		if ce := l.core.Check(l.entry, nil); ce != nil {
+			ce.Write(l.fields...)
+		}
+	}
+}
+
+type heldLine struct {
+	core   zapcore.Core
+	entry  zapcore.Entry
+	fields []zapcore.Field
 }
 
 type core struct {
@@ -65,7 +128,8 @@ func (c *core) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.Checked
 }
 
 func (c *core) Write(e zapcore.Entry, fields []zapcore.Field) error {
-	fields, pass := c.seen.pass(fields)
+	fields, pass, swept := c.seen.pass(c.Core, e, fields)
+	write(swept)
 	if !pass {
 		return nil
 	}
@@ -92,38 +156,47 @@ type subject struct {
 	last   time.Time // when it last repeated
 	held   int       // repeats since its last line, not logged
 	sum    int64     // the Sum field over those repeats
+
+	// The last held repeat, and the core it came through (with that logger's fields), for
+	// Flush.
+	core   zapcore.Core
+	entry  zapcore.Entry
+	fields []zapcore.Field
 }
 
-// pass tells whether an entry with fields is logged, and the fields of its line.
-func (s *seen) pass(fields []zapcore.Field) ([]zapcore.Field, bool) {
+// pass tells whether entry e with fields, through inner, is logged, and the fields of its
+// line; swept are the lines of the subjects it forgot, to be written first.
+func (s *seen) pass(inner zapcore.Core, e zapcore.Entry, fields []zapcore.Field) (_ []zapcore.Field, logged bool, swept []heldLine) {
 	if s.rule.Unless != nil && s.rule.Unless(fields) {
-		return fields, true
+		return fields, true, nil
 	}
 	key, cause := s.keyOf(fields)
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sweep(now)
+	swept = s.sweep(now)
 	sub, ok := s.subjects[key]
 	if !ok {
 		s.subjects[key] = &subject{cause: cause, logged: now, last: now}
 		if s.rule.Note == "" {
-			return fields, true
+			return fields, true, swept
 		}
-		return appended(fields, zap.String("note", s.rule.Note)), true
+		return appended(fields, zap.String("note", s.rule.Note)), true, swept
 	}
 	sub.last = now
 	if sub.cause == cause && now.Sub(sub.logged) < s.rule.Every {
 		sub.held++
 		sub.sum += s.summed(fields)
-		return nil, false
+		sub.core, sub.entry, sub.fields = inner, e, slices.Clone(fields)
+		return nil, false, swept
 	}
 	if sub.held > 0 {
 		fields = appended(s.withSum(fields, sub.sum),
 			zap.Int("repeats", sub.held+1), zap.String("within", now.Sub(sub.logged).Round(time.Second).String()))
 	}
 	sub.cause, sub.logged, sub.held, sub.sum = cause, now, 0, 0
-	return fields, true
+	sub.core, sub.entry, sub.fields = nil, zapcore.Entry{}, nil
+	return fields, true, swept
 }
 
 // appended is fields and extra in a new slice: fields may be the caller's.
@@ -162,17 +235,23 @@ func isInteger(t zapcore.FieldType) bool {
 }
 
 // sweep forgets the subjects that have not repeated for two periods (a target that went
-// away or recovered), so a later entry about one is logged as a first.
-func (s *seen) sweep(now time.Time) {
+// away or recovered), so a later entry about one is logged as a first, and returns the lines
+// of the repeats they held.
+func (s *seen) sweep(now time.Time) []heldLine {
 	if now.Sub(s.swept) < s.rule.Every {
-		return
+		return nil
 	}
 	s.swept = now
+	var lines []heldLine
 	for k, sub := range s.subjects {
 		if now.Sub(sub.last) >= 2*s.rule.Every {
+			if sub.held > 0 {
+				lines = append(lines, s.heldLine(sub, now, sweepNote))
+			}
 			delete(s.subjects, k)
 		}
 	}
+	return lines
 }
 
 func (s *seen) keyOf(fields []zapcore.Field) (key, cause string) {

@@ -31,7 +31,7 @@ func fail(l *zap.Logger, target, cause string) {
 func newLogger(c *clock, level zapcore.Level) (*zap.Logger, *observer.ObservedLogs) {
 	inner, logs := observer.New(level)
 	rule := Rule{Message: msg, Subject: "target_labels", Cause: "error", Every: 5 * time.Minute, Note: "condensed"}
-	return zap.New(inner).WithOptions(zap.WrapCore(Core(rule, c.now))), logs
+	return zap.New(inner).WithOptions(New(rule, c.now).Option()), logs
 }
 
 // lines returns each logged entry's message and the fields this package adds.
@@ -106,7 +106,10 @@ func TestQuietSubjectsAreForgotten(t *testing.T) {
 
 	c.advance(10 * time.Minute)
 	fail(l, "a", "refused")
-	assert.Equal(t, []map[string]any{{"msg": msg, "target_labels": "a", "error": "refused", "note": "condensed"}}, lines(logs))
+	assert.Equal(t, []map[string]any{
+		{"msg": msg, "target_labels": "a", "error": "refused", "repeats": int64(1), "within": "1m0s", "note": sweepNote},
+		{"msg": msg, "target_labels": "a", "error": "refused", "note": "condensed"},
+	}, lines(logs), "the repeat it held is logged as it is forgotten, then the failure is a first")
 	r := l.Core().(*core).seen
 	assert.Len(t, r.subjects, 1, "the 50 targets that did not fail again are forgotten")
 }
@@ -141,7 +144,7 @@ func TestSumCountsOverTheRepeats(t *testing.T) {
 	c := newClock()
 	inner, logs := observer.New(zapcore.InfoLevel)
 	rule := Rule{Message: "Exporting failed. Rejecting data.", Cause: "error", Every: 5 * time.Minute, Sum: "rejected_items"}
-	l := zap.New(inner).WithOptions(zap.WrapCore(Core(rule, c.now)))
+	l := zap.New(inner).WithOptions(New(rule, c.now).Option())
 	reject := func(items int) {
 		l.Error(rule.Message, zap.Error(errors.New("sending queue is full")), zap.Int("rejected_items", items))
 	}
@@ -184,7 +187,7 @@ func TestUnlessPassesEveryEntryItPicks(t *testing.T) {
 			}
 			return false
 		}}
-	l := zap.New(inner).WithOptions(zap.WrapCore(Core(rule, c.now)))
+	l := zap.New(inner).WithOptions(New(rule, c.now).Option())
 	l.Error("dropped", zap.Error(errors.New("400")))
 	l.Error("dropped", zap.Error(errors.New("400")))
 	for range 3 {
@@ -199,4 +202,43 @@ func TestUnlessPassesEveryEntryItPicks(t *testing.T) {
 		assert.Equal(t, map[string]any{"msg": "dropped", "error": stopping.Error()}, m)
 	}
 	assert.Equal(t, int64(2), got[4]["repeats"], "the one held and this one; the three passed are not counted")
+}
+
+// A stopping component flushes what its rules hold: one line per subject that counts the
+// repeats since its last line, with the fields of the last and of its logger, and the Sum
+// field over them; a subject with nothing held logs nothing more.
+func TestFlushLogsTheRepeatsHeld(t *testing.T) {
+	c := newClock()
+	inner, logs := observer.New(zapcore.InfoLevel)
+	rule := Rule{Message: msg, Subject: "target_labels", Cause: "error", Every: 5 * time.Minute, Note: "condensed", Sum: "points"}
+	condenser := New(rule, c.now)
+	l := zap.New(inner).WithOptions(condenser.Option()).With(zap.String("kind", "receiver"))
+	failed := func(target string, points int) {
+		l.Warn(msg, zap.Error(errors.New("refused")), zap.Stringer("target_labels", label(target)), zap.Int("points", points))
+	}
+	failed("a", 5)
+	failed("b", 1)
+	for _, n := range []int{2, 3, 4} {
+		c.advance(15 * time.Second)
+		failed("a", n)
+	}
+	logs.TakeAll()
+
+	c.advance(time.Minute)
+	condenser.Flush()
+	got := logs.TakeAll()
+	require.Len(t, got, 1, "a held three repeats, b none")
+	m := got[0].ContextMap()
+	assert.Equal(t, zapcore.WarnLevel, got[0].Level)
+	assert.Equal(t, c.now(), got[0].Time)
+	assert.Equal(t, map[string]any{"kind": "receiver", "target_labels": "a", "error": "refused",
+		"points": int64(2 + 3 + 4), "repeats": int64(3), "within": "45s", "note": FlushNote}, m)
+
+	condenser.Flush()
+	assert.Zero(t, logs.Len(), "nothing held since")
+	c.advance(time.Minute)
+	failed("a", 7)
+	assert.Zero(t, logs.Len(), "a repeat after a flush is held as before")
+	condenser.Flush()
+	assert.EqualValues(t, 1, logs.TakeAll()[0].ContextMap()["repeats"])
 }

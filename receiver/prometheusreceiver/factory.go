@@ -13,7 +13,6 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/receiver"
-	"go.uber.org/zap"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
 )
@@ -35,14 +34,31 @@ func NewFactory() receiver.Factory {
 	f := contrib.NewFactory()
 	return receiver.NewFactory(f.Type(), f.CreateDefaultConfig,
 		receiver.WithMetrics(func(ctx context.Context, set receiver.Settings, cfg component.Config, next consumer.Metrics) (receiver.Metrics, error) {
-			set.Logger = set.Logger.WithOptions(zap.WrapCore(repeatlog.Core(repeatlog.Rule{
+			c := repeatlog.New(repeatlog.Rule{
 				Message: failedScrape,
 				Subject: "target_labels",
 				Cause:   "error",
 				Every:   repeatEvery,
 				Note: fmt.Sprintf("while this target fails for the same reason, its failed scrapes are logged once every %s, "+
 					"with how many there were; otelcol_processor_modelplane_mapping_scrapes_failed counts each one", repeatEvery),
-			}, now)))
-			return f.CreateMetrics(ctx, set, cfg, next)
+			}, now)
+			set.Logger = set.Logger.WithOptions(c.Option())
+			r, err := f.CreateMetrics(ctx, set, cfg, next)
+			if err != nil {
+				return nil, err
+			}
+			return metrics{r, c}, nil
 		}, f.MetricsStability()))
+}
+
+// metrics is the receiver, which logs the failed scrapes it holds once it has stopped, so
+// that a stopped collector's log adds up.
+type metrics struct {
+	receiver.Metrics
+	condensed *repeatlog.Condenser
+}
+
+func (r metrics) Shutdown(ctx context.Context) error {
+	defer r.condensed.Flush()
+	return r.Metrics.Shutdown(ctx)
 }

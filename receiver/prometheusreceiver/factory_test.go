@@ -20,6 +20,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
 )
 
 func TestFactoryIsContribs(t *testing.T) {
@@ -58,7 +60,12 @@ func TestFailedScrapesAreLoggedOncePerCause(t *testing.T) {
 	rcv, err := f.CreateMetrics(context.Background(), set, cfg, sink)
 	require.NoError(t, err)
 	require.NoError(t, rcv.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { assert.NoError(t, rcv.Shutdown(context.Background())) })
+	var stopped bool
+	t.Cleanup(func() {
+		if !stopped {
+			assert.NoError(t, rcv.Shutdown(context.Background()))
+		}
+	})
 
 	require.Eventually(t, func() bool { return failedScrapes(sink) >= 5 }, 30*time.Second, 100*time.Millisecond)
 	lines := logs.FilterMessage(failedScrape).AllUntimed()
@@ -80,6 +87,23 @@ func TestFailedScrapesAreLoggedOncePerCause(t *testing.T) {
 	require.True(t, ok, "%v", second)
 	assert.GreaterOrEqual(t, repeats, int64(5))
 	assert.LessOrEqual(t, 1+repeats, int64(failedScrapes(sink)+1), "no more failures counted than happened")
+
+	// The failures held when the receiver stops are counted in a line as it stops, so the
+	// lines add up to the failed scrapes.
+	before := failedScrapes(sink)
+	require.Eventually(t, func() bool { return failedScrapes(sink) >= before+3 }, 30*time.Second, 100*time.Millisecond)
+	stopped = true
+	require.NoError(t, rcv.Shutdown(context.Background()))
+	lines = logs.FilterMessage(failedScrape).AllUntimed()
+	require.Len(t, lines, 3)
+	third := lines[2].ContextMap()
+	assert.Equal(t, repeatlog.FlushNote, third["note"])
+	assert.Contains(t, third["error"], "503 Service Unavailable")
+	held, ok := third["repeats"].(int64)
+	require.True(t, ok, "%v", third)
+	total := 1 + repeats + held
+	assert.LessOrEqual(t, total, int64(failedScrapes(sink)), "no more failures counted than happened")
+	assert.GreaterOrEqual(t, total, int64(failedScrapes(sink)-1), "every failure counted but one the stop may have cut short")
 }
 
 // failedScrapes counts the up points of 0 the receiver sent.

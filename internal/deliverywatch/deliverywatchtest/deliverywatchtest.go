@@ -28,6 +28,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
+	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
 )
 
 // Retrying is the collector's line for each retry of an export (exporterhelper).
@@ -236,15 +237,21 @@ func DroppedPoints(logs *observer.ObservedLogs) int64 {
 	return n
 }
 
-// OneCondensedLine asserts that logs hold message once, for a batch of one point (items
-// names the field that counts its points), with the note that says repeats are condensed,
-// and returns that line's fields.
-func OneCondensedLine(t *testing.T, logs *observer.ObservedLogs, message, items string) map[string]any {
+// CondensedLines asserts that five batches of one point each, refused or dropped for one
+// cause before the exporter stopped, are logged as two lines of message: the first as it
+// came, with the note that says repeats are condensed, and, as the exporter stopped, one
+// that counts the four held (items names the field that counts their points). It returns
+// the first line's fields.
+func CondensedLines(t *testing.T, logs *observer.ObservedLogs, message, items string) map[string]any {
 	t.Helper()
 	lines := logs.FilterMessage(message).All()
-	require.Len(t, lines, 1, "five batches with one cause, one line")
-	first := lines[0].ContextMap()
+	require.Len(t, lines, 2, "five batches with one cause: the first, and the repeats held at the stop")
+	first, held := lines[0].ContextMap(), lines[1].ContextMap()
 	assert.EqualValues(t, 1, first[items])
 	assert.Contains(t, first["note"], "logged once every 5m0s")
+	assert.EqualValues(t, 4, held["repeats"])
+	assert.EqualValues(t, 4, held[items], "the points of the four")
+	assert.Equal(t, repeatlog.FlushNote, held["note"])
+	assert.Equal(t, first["error"], held["error"])
 	return first
 }
