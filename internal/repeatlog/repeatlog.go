@@ -82,14 +82,11 @@ const (
 // (from the line before to the last repeat), the Sum field over the held ones and note. sub
 // then holds none.
 func (s *seen) heldLine(sub *subject, now time.Time, note string) heldLine {
-	fields := appended(s.withSum(sub.fields, sub.sum-s.summed(sub.fields)),
-		zap.Int("repeats", sub.held), zap.String("within", sub.last.Sub(sub.logged).Round(time.Second).String()),
-		zap.String("note", note))
+	fields := s.counted(sub.fields, sub.sum-s.summed(sub.fields), sub.held, sub.last.Sub(sub.logged), note)
 	entry := sub.entry
 	entry.Time = now
 	l := heldLine{sub.core, entry, fields}
-	sub.logged, sub.held, sub.sum = now, 0, 0
-	sub.core, sub.entry, sub.fields = nil, zapcore.Entry{}, nil
+	sub.restart(sub.cause, now)
 	return l
 }
 
@@ -191,12 +188,33 @@ func (s *seen) pass(inner zapcore.Core, e zapcore.Entry, fields []zapcore.Field)
 		return nil, false, swept
 	}
 	if sub.held > 0 {
-		fields = appended(s.withSum(fields, sub.sum),
-			zap.Int("repeats", sub.held+1), zap.String("within", now.Sub(sub.logged).Round(time.Second).String()))
+		fields = s.counted(fields, sub.sum, sub.held+1, now.Sub(sub.logged), "")
 	}
-	sub.cause, sub.logged, sub.held, sub.sum = cause, now, 0, 0
-	sub.core, sub.entry, sub.fields = nil, zapcore.Entry{}, nil
+	sub.restart(cause, now)
 	return fields, true, swept
+}
+
+// restart makes sub's line of now, for cause, its last: it holds no repeat.
+func (sub *subject) restart(cause string, now time.Time) {
+	*sub = subject{cause: cause, logged: now, last: sub.last}
+}
+
+// counted is fields, in a copy, as a line that stands for repeats entries over within: the
+// rule's Sum field raised by add (the other entries'), then repeats, within and a note where
+// there is one.
+func (s *seen) counted(fields []zapcore.Field, add int64, repeats int, within time.Duration, note string) []zapcore.Field {
+	out := make([]zapcore.Field, len(fields), len(fields)+3)
+	copy(out, fields)
+	for i, f := range out {
+		if s.rule.Sum != "" && f.Key == s.rule.Sum && isInteger(f.Type) {
+			out[i].Integer += add
+		}
+	}
+	out = append(out, zap.Int("repeats", repeats), zap.String("within", within.Round(time.Second).String()))
+	if note != "" {
+		out = append(out, zap.String("note", note))
+	}
+	return out
 }
 
 // appended is fields and extra in a new slice: fields may be the caller's.
@@ -212,17 +230,6 @@ func (s *seen) summed(fields []zapcore.Field) int64 {
 		}
 	}
 	return 0
-}
-
-// withSum is fields with the rule's Sum field raised by held, in a copy.
-func (s *seen) withSum(fields []zapcore.Field, held int64) []zapcore.Field {
-	out := appended(fields)
-	for i, f := range out {
-		if s.rule.Sum != "" && f.Key == s.rule.Sum && isInteger(f.Type) {
-			out[i].Integer += held
-		}
-	}
-	return out
 }
 
 func isInteger(t zapcore.FieldType) bool {

@@ -32,72 +32,26 @@ var now = time.Now
 // NewFactory returns the factory of the batch processor.
 func NewFactory() processor.Factory {
 	f := core.NewFactory()
-	condensed := func(set *processor.Settings) *repeatlog.Condenser {
-		c := repeatlog.New(repeatlog.Rule{
+	condensed := func(set *processor.Settings) {
+		set.Logger = set.Logger.WithOptions(repeatlog.New(repeatlog.Rule{
 			Message: senderFailed,
 			Cause:   "error",
 			Every:   repeatEvery,
 			Note: fmt.Sprintf("while the next consumer refuses batches for the same reason, this is logged once every %s, "+
 				"with how many there were; the exporter's otelcol_exporter_enqueue_failed_* metrics count their points", repeatEvery),
-		}, now)
-		set.Logger = set.Logger.WithOptions(c.Option())
-		return c
+		}, now).Option())
 	}
 	return processor.NewFactory(f.Type(), f.CreateDefaultConfig,
 		processor.WithTraces(func(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces) (processor.Traces, error) {
-			c := condensed(&set)
-			p, err := f.CreateTraces(ctx, set, cfg, next)
-			if err != nil {
-				return nil, err
-			}
-			return traces{p, c}, nil
+			condensed(&set)
+			return f.CreateTraces(ctx, set, cfg, next)
 		}, f.TracesStability()),
 		processor.WithMetrics(func(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Metrics) (processor.Metrics, error) {
-			c := condensed(&set)
-			p, err := f.CreateMetrics(ctx, set, cfg, next)
-			if err != nil {
-				return nil, err
-			}
-			return metrics{p, c}, nil
+			condensed(&set)
+			return f.CreateMetrics(ctx, set, cfg, next)
 		}, f.MetricsStability()),
 		processor.WithLogs(func(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
-			c := condensed(&set)
-			p, err := f.CreateLogs(ctx, set, cfg, next)
-			if err != nil {
-				return nil, err
-			}
-			return logs{p, c}, nil
+			condensed(&set)
+			return f.CreateLogs(ctx, set, cfg, next)
 		}, f.LogsStability()))
-}
-
-// The processors, which log the refusals they hold once they have stopped: the shutdown
-// sends what is still batched, and a stopped collector's log adds up.
-type (
-	traces struct {
-		processor.Traces
-		condensed *repeatlog.Condenser
-	}
-	metrics struct {
-		processor.Metrics
-		condensed *repeatlog.Condenser
-	}
-	logs struct {
-		processor.Logs
-		condensed *repeatlog.Condenser
-	}
-)
-
-func (p traces) Shutdown(ctx context.Context) error {
-	defer p.condensed.Flush()
-	return p.Traces.Shutdown(ctx)
-}
-
-func (p metrics) Shutdown(ctx context.Context) error {
-	defer p.condensed.Flush()
-	return p.Metrics.Shutdown(ctx)
-}
-
-func (p logs) Shutdown(ctx context.Context) error {
-	defer p.condensed.Flush()
-	return p.Logs.Shutdown(ctx)
 }

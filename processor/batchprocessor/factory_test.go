@@ -17,8 +17,6 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
-
-	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
 )
 
 func TestFactoryIsTheCollectors(t *testing.T) {
@@ -59,12 +57,7 @@ func TestRefusedBatchesAreLoggedOncePerCause(t *testing.T) {
 	p, err := f.CreateMetrics(context.Background(), set, cfg, next)
 	require.NoError(t, err)
 	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
-	var stopped bool
-	t.Cleanup(func() {
-		if !stopped {
-			assert.NoError(t, p.Shutdown(context.Background()))
-		}
-	})
+	t.Cleanup(func() { assert.NoError(t, p.Shutdown(context.Background())) })
 
 	send := func(n int) {
 		for range n {
@@ -84,17 +77,6 @@ func TestRefusedBatchesAreLoggedOncePerCause(t *testing.T) {
 	assert.Equal(t, "5m0s", second["within"])
 	assert.NotContains(t, second, "note")
 	assert.Equal(t, 2, logs.Len(), "and no other line: %v", logs.AllUntimed())
-
-	// Refusals held when the collector stops are counted in a line as the processor stops,
-	// after the batches its shutdown sends.
-	send(3)
-	stopped = true
-	require.NoError(t, p.Shutdown(context.Background()))
-	require.Equal(t, 3, logs.FilterMessage(senderFailed).Len(), "%v", logs.AllUntimed())
-	third := logs.FilterMessage(senderFailed).AllUntimed()[2].ContextMap()
-	assert.Equal(t, int64(3), third["repeats"])
-	assert.Equal(t, repeatlog.FlushNote, third["note"])
-	assert.Equal(t, full.Error(), third["error"])
 }
 
 func onePoint() pmetric.Metrics {

@@ -47,18 +47,23 @@ func NewFactory() receiver.Factory {
 			if err != nil {
 				return nil, err
 			}
-			return metrics{r, c}, nil
+			return &metrics{r, c}, nil
 		}, f.MetricsStability()))
 }
 
 // metrics is the receiver, which logs the failed scrapes it holds once it has stopped, so
-// that a stopped collector's log adds up.
+// that a stopped collector's log adds up. (Its methods are spelled out: a wrapper that
+// embedded the receiver would have the compiler generate them twice.)
 type metrics struct {
-	receiver.Metrics
+	receiver  receiver.Metrics
 	condensed *repeatlog.Condenser
 }
 
-func (r metrics) Shutdown(ctx context.Context) error {
+func (r *metrics) Start(ctx context.Context, host component.Host) error {
+	return r.receiver.Start(ctx, host)
+}
+
+func (r *metrics) Shutdown(ctx context.Context) error {
 	defer r.condensed.Flush()
-	return r.Metrics.Shutdown(ctx)
+	return r.receiver.Shutdown(ctx)
 }
