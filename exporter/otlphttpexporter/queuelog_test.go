@@ -105,3 +105,47 @@ func TestBatchesDroppedForGoodAreLoggedOncePerCause(t *testing.T) {
 func TestTheCollectorsExporterLogsEveryDrop(t *testing.T) {
 	assert.Equal(t, 5, droppedForGood(t, core.NewFactory()).FilterMessage(deliverywatch.Dropping).Len())
 }
+
+// Where retries or the sending queue are off, the collector adds advice to its per-batch
+// line ("... Try enabling sending_queue ..."), and the line is condensed all the same: a
+// backend that answers 400 without a queue has every export refused, and one that answers
+// 503 without retries has the queue drop every batch.
+func TestLinesWithAdviceAreCondensedToo(t *testing.T) {
+	for name, c := range map[string]struct {
+		status         int
+		conf           map[string]any
+		message, items string
+		consumeFails   bool
+	}{
+		"no queue": {http.StatusBadRequest, map[string]any{"sending_queue": map[string]any{"enabled": false}},
+			deliverywatch.Rejecting + " Try enabling sending_queue", "rejected_items", true},
+		"no retries": {http.StatusServiceUnavailable, map[string]any{"retry_on_failure": map[string]any{"enabled": false}},
+			deliverywatch.Dropping + " Try enabling retry_on_failure", "dropped_items", false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			for _, ours := range []bool{true, false} {
+				f := core.NewFactory()
+				if ours {
+					f = NewFactory()
+				}
+				endpoint, requests := answering(t, c.status)
+				conf := map[string]any{"endpoint": endpoint, "compression": "none"}
+				for k, v := range c.conf {
+					conf[k] = v
+				}
+				exp, logs := deliverywatchtest.StartMetricsUnstopped(t, f, conf)
+				for range 5 {
+					err := exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge())
+					assert.Equal(t, c.consumeFails, err != nil, "%v", err)
+				}
+				require.Eventually(t, func() bool { return requests.Load() == 5 }, 10*time.Second, 10*time.Millisecond)
+				deliverywatchtest.ShutDown(t, exp.Shutdown)
+				if ours {
+					deliverywatchtest.CondensedLines(t, logs, c.message, c.items)
+				} else {
+					assert.Equal(t, 5, logs.FilterMessageSnippet(c.message).Len(), "the collector's own exporter: a line per batch")
+				}
+			}
+		})
+	}
+}

@@ -245,8 +245,8 @@ const RepeatEvery = 5 * time.Minute
 const (
 	droppedNote = "while batches are dropped for the same reason, this is logged once every %s, with how many batches there were " +
 		"and their points in dropped_items; otelcol_exporter_send_failed_metric_points counts each point"
-	rejectedNote = "while the sending queue refuses batches for the same reason (it is full: the endpoint has not accepted data for long), " +
-		"this is logged once every %s, with how many batches there were and their points in rejected_items; " +
+	rejectedNote = "while batches are refused for the same reason (a sending queue that is full: the endpoint has not accepted data for long; " +
+		"without a queue, an export that failed), this is logged once every %s, with how many batches there were and their points in rejected_items; " +
 		"otelcol_exporter_enqueue_failed_metric_points counts each point"
 )
 

@@ -9,6 +9,7 @@ package repeatlog // import "github.com/modelplaneai/otelcol-modelplane/internal
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +20,8 @@ import (
 // Rule names the message to condense and the fields of one of its entries that say what it
 // is about (the subject) and why (the cause).
 type Rule struct {
+	// Message is the message condensed: an entry's that begins with it (the collector's
+	// exporterhelper adds advice to its lines where retries or the sending queue are off).
 	Message string
 	// Subject names the field that identifies what the message is about: entries with the
 	// same value are repeats.
@@ -114,7 +117,7 @@ func (c *core) With(fields []zapcore.Field) zapcore.Core {
 }
 
 func (c *core) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
-	if e.Message != c.seen.rule.Message {
+	if !strings.HasPrefix(e.Message, c.seen.rule.Message) {
 		return c.Core.Check(e, ce)
 	}
 	if !c.Core.Enabled(e.Level) {

@@ -242,3 +242,18 @@ func TestFlushLogsTheRepeatsHeld(t *testing.T) {
 	condenser.Flush()
 	assert.EqualValues(t, 1, logs.TakeAll()[0].ContextMap()["repeats"])
 }
+
+// A message that begins with the rule's, as the collector's lines with advice added do, is
+// condensed as the rule's own.
+func TestAMessageThatBeginsWithTheRulesIsCondensed(t *testing.T) {
+	c := newClock()
+	l, logs := newLogger(c, zapcore.InfoLevel)
+	for range 3 {
+		l.Warn(msg+". Try enabling something else.", zap.Error(errors.New("refused")), zap.Stringer("target_labels", label("a")))
+	}
+	l.Warn("Failed to scrape", zap.Error(errors.New("refused")), zap.Stringer("target_labels", label("a")))
+	got := lines(logs)
+	require.Len(t, got, 2, "%v", got)
+	assert.Equal(t, "condensed", got[0]["note"], "the first is logged, the two repeats held")
+	assert.Equal(t, map[string]any{"msg": "Failed to scrape", "target_labels": "a", "error": "refused"}, got[1], "a message the rule's begins with is not the rule's")
+}

@@ -240,11 +240,12 @@ func DroppedPoints(logs *observer.ObservedLogs) int64 {
 // CondensedLines asserts that five batches of one point each, refused or dropped for one
 // cause before the exporter stopped, are logged as two lines of message: the first as it
 // came, with the note that says repeats are condensed, and, as the exporter stopped, one
-// that counts the four held (items names the field that counts their points). It returns
-// the first line's fields.
+// that counts the four held (items names the field that counts their points). A message
+// with the advice the collector adds where retries or the queue are off counts as message.
+// It returns the first line's fields.
 func CondensedLines(t *testing.T, logs *observer.ObservedLogs, message, items string) map[string]any {
 	t.Helper()
-	lines := logs.FilterMessage(message).All()
+	lines := logs.FilterMessageSnippet(message).All()
 	require.Len(t, lines, 2, "five batches with one cause: the first, and the repeats held at the stop")
 	first, held := lines[0].ContextMap(), lines[1].ContextMap()
 	assert.EqualValues(t, 1, first[items])
