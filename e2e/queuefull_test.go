@@ -104,4 +104,5 @@ service:
 	assert.Contains(t, lines[1], repeatlog.FlushNote)
 	assert.Regexp(t, `"rejected_items": [1-9][0-9]*, "repeats": [1-9][0-9]*`, lines[1])
 	assert.Equal(t, 1, strings.Count(col.out.String(), "Sender failed"))
+	t.Logf("the exporter's lines:\n%s", strings.Join(lines, "\n")) // with -v: the figures docs/telemetry.md quotes
 }

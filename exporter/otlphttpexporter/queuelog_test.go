@@ -2,6 +2,7 @@ package otlphttpexporter
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -130,9 +131,7 @@ func TestLinesWithAdviceAreCondensedToo(t *testing.T) {
 				}
 				endpoint, requests := answering(t, c.status)
 				conf := map[string]any{"endpoint": endpoint, "compression": "none"}
-				for k, v := range c.conf {
-					conf[k] = v
-				}
+				maps.Copy(conf, c.conf)
 				exp, logs := deliverywatchtest.StartMetricsUnstopped(t, f, conf)
 				for range 5 {
 					err := exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge())
