@@ -19,23 +19,25 @@ STATICCHECK  := $(TOOLS)/staticcheck
 CRD_APISERVER := $(TOOLS)/crd-apiserver
 # Components whose internal/metadata, lifecycle tests and documentation.md mdatagen writes.
 MDATAGEN_DIRS := $(dir $(wildcard processor/*/metadata.yaml receiver/*/metadata.yaml))
-GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*' -not -path './e2e/crdapiserver/*') go.mod go.sum $(shell find internal processor -name '*.yaml')
+GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*' -not -path './e2e/crdapiserver/*') go.mod go.sum gcflags.txt $(shell find internal processor -name '*.yaml')
 # The commit `--version` names, and whether the tree had changes not committed. Passed with
 # -X rather than left to Go's VCS stamping, which machines turn off (-buildvcs=false) where
 # git cannot read the checkout; .cache/commit changes with them, so a commit rebuilds.
 COMMIT_ID     := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LOCAL_CHANGES := $(shell git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo true)
 LDFLAGS       := -s -w -X main.commit=$(COMMIT_ID) -X main.localChanges=$(LOCAL_CHANGES)
+# Which of our packages are compiled without inlining (gcflags.txt says why).
+GCFLAGS       := $(shell sed '/^\#/d' gcflags.txt)
 
 .PHONY: all build build-arm64 cross-deps gpu-check image image-multiarch install package package-deps run bench-e2e perf-e2e test test-unit test-race e2e-deps generate check-generated lint bench tools clean
 
 all: build
 
 $(COLLECTOR): $(GO_SOURCES) .cache/commit
-	$(GO) build -trimpath -ldflags='$(LDFLAGS)' -tags $(TAGS) -o $@ ./cmd/otelcol-modelplane
+	$(GO) build -trimpath -ldflags='$(LDFLAGS)' $(GCFLAGS) -tags $(TAGS) -o $@ ./cmd/otelcol-modelplane
 
 $(COLLECTOR_ARM64): $(GO_SOURCES) .cache/commit | cross-deps
-	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=$(CROSS_CC) $(GO) build -trimpath -ldflags='$(LDFLAGS)' -tags $(TAGS) -o $@ ./cmd/otelcol-modelplane
+	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=$(CROSS_CC) $(GO) build -trimpath -ldflags='$(LDFLAGS)' $(GCFLAGS) -tags $(TAGS) -o $@ ./cmd/otelcol-modelplane
 
 # Rewritten only when the commit or the local-changes flag differs from the last build's.
 .cache/commit: FORCE

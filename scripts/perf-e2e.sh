@@ -12,7 +12,8 @@ tags=remove_all_sd,enable_kubernetes_sd,grpcnotrace
 out=.cache/perf
 mkdir -p "$out"
 command -v perf >/dev/null || { echo "perf-e2e.sh: needs Linux perf (linux-perf)" >&2; exit 1; }
-go build -trimpath -tags "$tags" -o "$out/otelcol-modelplane" ./cmd/otelcol-modelplane
+# shellcheck disable=SC2046 # one flag per line of the file
+go build -trimpath $(sed '/^#/d' gcflags.txt) -tags "$tags" -o "$out/otelcol-modelplane" ./cmd/otelcol-modelplane
 go build -trimpath -tags "$tags" -o "$out/otelcol-reference" ./bench/reference/cmd/otelcol-reference
 
 go run ./bench/e2e -ours "$out/otelcol-modelplane" -reference "$out/otelcol-reference" \

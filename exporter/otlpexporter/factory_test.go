@@ -129,7 +129,7 @@ func queueConfig(endpoint string, queue map[string]any) map[string]any {
 
 // With a persistent sending queue (the Helm chart's default for OTLP sinks), what a stopping
 // exporter gives up on stays on disk: the next start sends it, the call that was in flight
-// included, and the log says it was kept, not dropped.
+// included and first, and the log says it was kept, not dropped.
 func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
 	conf := func(endpoint string) map[string]any {
 		return queueConfig(endpoint, map[string]any{"enabled": true, "queue_size": 100, "storage": deliverywatchtest.Storage.String()})
@@ -142,6 +142,7 @@ func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
 	assert.EqualValues(t, 1, deliverywatchtest.KeptPoints(logs), "the call in flight")
 	require.Eventually(t, func() bool { return sink.DataPointCount() == 3 }, 10*time.Second, 10*time.Millisecond,
 		"every queued point, the one in flight at the stop included, is sent at the next start")
+	assert.Equal(t, []float64{1, 2, 3}, deliverywatchtest.Values(sink.AllMetrics()...), "in the order they were queued, the one in flight at the stop first")
 }
 
 // serveOTLP starts the collector's OTLP receiver with gRPC on addr, into the returned sink.

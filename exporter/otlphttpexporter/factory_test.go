@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -133,8 +134,8 @@ func TestAStoppingExporterGivesUpOnAnEndpointThatDoesNotAnswer(t *testing.T) {
 }
 
 // With a persistent sending queue, what a stopping exporter gives up on stays on disk: the
-// next start sends it, the batch that was in flight included, and the log says it was kept,
-// not dropped.
+// next start sends it, the batch that was in flight included and first, and the log says it
+// was kept, not dropped.
 func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
 	conf := func(endpoint string) map[string]any {
 		return queueConfig(endpoint, map[string]any{"enabled": true, "queue_size": 100, "storage": deliverywatchtest.Storage.String()})
@@ -142,11 +143,16 @@ func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
 	endpoint, requests := unanswering(t)
 	// The endpoint of the next start, with the backend back.
 	var points atomic.Int32
+	var mu sync.Mutex
+	var values []float64
 	srv := &http.Server{ReadHeaderTimeout: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err == nil {
 			req := pmetricotlp.NewExportRequest()
 			if req.UnmarshalProto(body) == nil {
+				mu.Lock()
+				values = append(values, deliverywatchtest.Values(req.Metrics())...)
+				mu.Unlock()
 				points.Add(int32(req.Metrics().DataPointCount()))
 			}
 		}
@@ -170,4 +176,7 @@ func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
 	assert.EqualValues(t, 1, deliverywatchtest.KeptPoints(logs))
 	require.Eventually(t, func() bool { return points.Load() == 3 }, 10*time.Second, 10*time.Millisecond,
 		"every queued point, the one in flight at the stop included, is sent at the next start")
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []float64{1, 2, 3}, values, "in the order they were queued, the one in flight at the stop first")
 }

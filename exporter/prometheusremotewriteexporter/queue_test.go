@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"net/http"
 	"path/filepath"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -91,7 +93,17 @@ func TestSendingQueueMistakesAreNamed(t *testing.T) {
 // remoteWrites serves remote write on a loopback address and counts the samples written.
 func remoteWrites(t *testing.T) (string, *atomic.Int32) {
 	t.Helper()
+	endpoint, samples, _ := remoteWritesInOrder(t)
+	return endpoint, samples
+}
+
+// remoteWritesInOrder is remoteWrites that also returns the values of the samples
+// modelplane_queue_requests written so far, in the order they came.
+func remoteWritesInOrder(t *testing.T) (string, *atomic.Int32, func() []float64) {
+	t.Helper()
 	var samples atomic.Int32
+	var mu sync.Mutex
+	var values []float64
 	endpoint, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err == nil {
@@ -99,6 +111,15 @@ func remoteWrites(t *testing.T) (string, *atomic.Int32) {
 				var req prompb.WriteRequest
 				if req.Unmarshal(raw) == nil {
 					for _, ts := range req.Timeseries {
+						mu.Lock()
+						for _, l := range ts.Labels {
+							if l.Name == "__name__" && l.Value == "modelplane_queue_requests" {
+								for _, s := range ts.Samples {
+									values = append(values, s.Value)
+								}
+							}
+						}
+						mu.Unlock()
 						samples.Add(int32(len(ts.Samples)))
 					}
 				}
@@ -106,13 +127,19 @@ func remoteWrites(t *testing.T) (string, *atomic.Int32) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
-	return endpoint, &samples
+	return endpoint, &samples, func() []float64 {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(values)
+	}
 }
 
 // A collector stopped while its remote-write backend takes writes and never answers keeps,
 // with a persistent sending queue, every batch it had not written, the one in flight
-// included, and writes them at its next start. Contrib's remote_write_queue is in memory, so
-// the same stop lost them (TestAStoppingExporterGivesUpOnAFailingEndpoint).
+// included, and writes them at its next start, in the order they came: the one in flight
+// first, where the collector's queue would put it last and a backend refuse its samples as
+// older than those written before them. Contrib's remote_write_queue is in memory, so the
+// same stop lost them (TestAStoppingExporterGivesUpOnAFailingEndpoint).
 func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
 	conf := func(endpoint string) map[string]any {
 		return map[string]any{
@@ -123,7 +150,7 @@ func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
 		}
 	}
 	hanging, writes := serve(t, func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-	answering, samples := remoteWrites(t)
+	answering, samples, values := remoteWritesInOrder(t)
 
 	logs := deliverywatchtest.StopKeepingTheQueue(t, newFactory(300*time.Millisecond), conf,
 		hanging, func() bool { return writes.Load() == 1 }, answering)
@@ -136,6 +163,7 @@ func TestAStoppingExporterKeepsAPersistentQueue(t *testing.T) {
 	assert.EqualValues(t, 1, writes.Load(), "one write at a time: the others waited in the queue")
 	require.Eventually(t, func() bool { return samples.Load() == 3 }, 10*time.Second, 10*time.Millisecond,
 		"every queued sample, the one in flight at the stop included, is written at the next start")
+	assert.Equal(t, []float64{1, 2, 3}, values(), "in the order they were queued, the one in flight at the stop first")
 }
 
 // With a sending queue, an outage is retried by the queue, logged as contrib's exporter logs

@@ -59,7 +59,8 @@ type Watch struct {
 	// gaveUp that giveUpAfter has passed since. abort cancels the requests in flight once the
 	// watch has given up on a failing endpoint, after it has said so (dropping).
 	giveUpAfter time.Duration
-	persistent  bool // the exporter's sending queue is on disk: what is left is kept
+	storage     *component.ID // the extension the exporter's sending queue is on; nil: in memory
+	id          component.ID  // the exporter's, which names its queue's file
 	stopBegan   time.Time
 	gaveUp      bool
 	dropping    bool
@@ -132,7 +133,7 @@ func (w *Watch) dropIfFailing() {
 	failed, since, endpoint := w.failed, w.since, w.endpoint
 	w.mu.Unlock()
 	queue := "not persistent: what is left is dropped"
-	if w.persistent {
+	if w.storage != nil {
 		queue = "persistent: what is left is kept for the next start"
 	}
 	fields := []zap.Field{zap.String("endpoint", endpoint), zap.String("stopping_for", w.giveUpAfter.String()), zap.String("queue", queue)}

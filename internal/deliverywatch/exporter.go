@@ -11,8 +11,11 @@ import (
 	"go.opentelemetry.io/collector/config/configmiddleware"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/xexporter"
+	"go.opentelemetry.io/collector/pipeline"
+	"go.opentelemetry.io/collector/pipeline/xpipeline"
 	"go.uber.org/zap"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/queuefront"
 	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
 )
 
@@ -32,9 +35,10 @@ type Options struct {
 	// endpoint (Watch.GiveUpWhenStopping), unless GiveUpEnv says otherwise; zero leaves the
 	// exporter's retries as they are.
 	GiveUpWhenStopping time.Duration
-	// PersistentQueue tells whether cfg queues on disk (PersistentQueue): its batches that a
-	// shutdown interrupts are then logged as kept, not dropped (keptCore). Nil: never.
-	PersistentQueue func(cfg component.Config) bool
+	// PersistentQueue returns the storage extension that cfg's sending queue is on, nil for
+	// one in memory (PersistentQueue). The batches that a shutdown interrupts are then logged
+	// as kept, not dropped (keptCore), and go first at the next start (queuefront). Nil: never.
+	PersistentQueue func(cfg component.Config) *component.ID
 }
 
 // Factory returns f with its type, alias, configuration and every signal it supports, whose
@@ -113,8 +117,11 @@ func (o Options) prepare(set *exporter.Settings, cfg component.Config) (*Watch, 
 		condensed = append(condensed, c)
 		wraps = append(wraps, c.Option())
 	}
-	persistent := o.PersistentQueue != nil && o.PersistentQueue(cfg)
-	if persistent {
+	var storage *component.ID
+	if o.PersistentQueue != nil {
+		storage = o.PersistentQueue(cfg)
+	}
+	if storage != nil {
 		wraps = append(wraps, zap.WrapCore(keptCore))
 	}
 	set.Logger = set.Logger.WithOptions(wraps...)
@@ -130,7 +137,7 @@ func (o Options) prepare(set *exporter.Settings, cfg component.Config) (*Watch, 
 	}
 	w := New(set.Logger, o.LogUnanswered, o.Now)
 	w.GiveUpWhenStopping(giveUp)
-	w.persistent = persistent
+	w.storage, w.id = storage, set.ID
 	w.condensed = condensed
 	return w, watched, nil
 }
@@ -156,19 +163,19 @@ type (
 )
 
 func (e traces) Start(ctx context.Context, host component.Host) error {
-	return e.Traces.Start(ctx, withWatch(host, e.watch))
+	return e.Traces.Start(ctx, e.watch.starting(ctx, host, pipeline.SignalTraces))
 }
 
 func (e metrics) Start(ctx context.Context, host component.Host) error {
-	return e.Metrics.Start(ctx, withWatch(host, e.watch))
+	return e.Metrics.Start(ctx, e.watch.starting(ctx, host, pipeline.SignalMetrics))
 }
 
 func (e logs) Start(ctx context.Context, host component.Host) error {
-	return e.Logs.Start(ctx, withWatch(host, e.watch))
+	return e.Logs.Start(ctx, e.watch.starting(ctx, host, pipeline.SignalLogs))
 }
 
 func (e profiles) Start(ctx context.Context, host component.Host) error {
-	return e.Profiles.Start(ctx, withWatch(host, e.watch))
+	return e.Profiles.Start(ctx, e.watch.starting(ctx, host, xpipeline.SignalProfiles))
 }
 
 // Shutdown starts the time the exporter has left to deliver to a failing endpoint.
@@ -203,6 +210,28 @@ func (w *Watch) flushCondensed() {
 	for _, c := range w.condensed {
 		c.Flush()
 	}
+}
+
+// InterruptedFirst is the line of an exporter that starts with batches its persistent queue
+// was sending at the last stop.
+const InterruptedFirst = "The batches a stop interrupted go first in the persistent sending queue, before those queued after them"
+
+// starting returns the host an exporter starts on, with the watch among its extensions,
+// once the batches that its persistent queue was sending at the last stop are at the front
+// of that queue, which starts after this (queuefront).
+func (w *Watch) starting(ctx context.Context, host component.Host, signal pipeline.Signal) component.Host {
+	if w.storage != nil {
+		n, err := queuefront.Restore(ctx, host, *w.storage, w.id, signal)
+		switch {
+		case err != nil:
+			w.logger.Warn("The batches a stop interrupted could not be put first in the persistent sending queue: "+
+				"they are sent after the rest, and a backend may refuse their samples as out of order",
+				zap.String("storage", w.storage.String()), zap.Error(err))
+		case n > 0:
+			w.logger.Info(InterruptedFirst, zap.Int("batches", n))
+		}
+	}
+	return withWatch(host, w)
 }
 
 // hostWithWatch adds a watch to the host's extensions, under ID.

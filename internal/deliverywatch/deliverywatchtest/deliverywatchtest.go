@@ -88,14 +88,38 @@ func ServeAfterOutage(t *testing.T, addr string, ok int, done <-chan error) {
 }
 
 // OneGauge is a batch of one point.
-func OneGauge() pmetric.Metrics {
+func OneGauge() pmetric.Metrics { return Gauge(3) }
+
+// Gauge is a batch of one point of value v.
+func Gauge(v float64) pmetric.Metrics {
 	md := pmetric.NewMetrics()
 	m := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
 	m.SetName("modelplane_queue_requests")
 	dp := m.SetEmptyGauge().DataPoints().AppendEmpty()
 	dp.SetTimestamp(pcommon.NewTimestampFromTime(time.Now()))
-	dp.SetDoubleValue(3)
+	dp.SetDoubleValue(v)
 	return md
+}
+
+// Values returns the values of the points of mds, batch by batch, in order.
+func Values(mds ...pmetric.Metrics) []float64 {
+	var values []float64
+	for _, md := range mds {
+		rms := md.ResourceMetrics()
+		for i := range rms.Len() {
+			sms := rms.At(i).ScopeMetrics()
+			for j := range sms.Len() {
+				ms := sms.At(j).Metrics()
+				for k := range ms.Len() {
+					dps := ms.At(k).Gauge().DataPoints()
+					for p := range dps.Len() {
+						values = append(values, dps.At(p).DoubleValue())
+					}
+				}
+			}
+		}
+	}
+	return values
 }
 
 // AssertWraps checks that ours is theirs to a configuration: the same type, old type name
@@ -170,7 +194,7 @@ func StartMetricsWithStorage(t *testing.T, f exporter.Factory, conf map[string]a
 }
 
 // StopWithThreeQueued starts f's exporter as StartMetricsUnstopped does, gives it three
-// batches of one point, and stops it once inFlight says the first request is out (to an
+// batches of one point (of values 1, 2 and 3, in that order), and stops it once inFlight says the first request is out (to an
 // endpoint that never answers, in the tests that use it). It returns the exporter's log.
 func StopWithThreeQueued(t *testing.T, f exporter.Factory, conf map[string]any, inFlight func() bool) *observer.ObservedLogs {
 	t.Helper()
@@ -181,8 +205,8 @@ func StopWithThreeQueued(t *testing.T, f exporter.Factory, conf map[string]any, 
 
 func stopWithThreeQueued(t *testing.T, exp exporter.Metrics, inFlight func() bool) {
 	t.Helper()
-	for range 3 {
-		require.NoError(t, exp.ConsumeMetrics(context.Background(), OneGauge()))
+	for v := range 3 {
+		require.NoError(t, exp.ConsumeMetrics(context.Background(), Gauge(float64(v+1))))
 	}
 	require.Eventually(t, inFlight, 10*time.Second, 10*time.Millisecond)
 	time.Sleep(100 * time.Millisecond) // a gRPC call waits on its connection
@@ -191,7 +215,7 @@ func stopWithThreeQueued(t *testing.T, exp exporter.Metrics, inFlight func() boo
 
 // StopKeepingTheQueue runs f's exporter with a persistent queue across a stop. Configured
 // by conf(endpoint) (whose sending_queue names Storage, with one consumer), on a fresh
-// folder, it takes three batches of one point and sends the first to hanging, which never
+// folder, it takes three batches of one point (of values 1, 2 and 3) and sends the first to hanging, which never
 // answers; it is stopped once inFlight says that request is out, and must not log anything
 // as dropped. Then an exporter of the same ID starts on the same folder against answering,
 // to send what the queue kept; it is shut down when the test ends. It returns the stopped
