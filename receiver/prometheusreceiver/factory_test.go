@@ -15,12 +15,14 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
 )
 
@@ -110,22 +112,11 @@ func TestFailedScrapesAreLoggedOncePerCause(t *testing.T) {
 func failedScrapes(sink *consumertest.MetricsSink) int {
 	n := 0
 	for _, md := range sink.AllMetrics() {
-		rms := md.ResourceMetrics()
-		for i := range rms.Len() {
-			sms := rms.At(i).ScopeMetrics()
-			for j := range sms.Len() {
-				ms := sms.At(j).Metrics()
-				for k := range ms.Len() {
-					if m := ms.At(k); m.Name() == "up" && m.Type() == pmetric.MetricTypeGauge {
-						for _, dp := range m.Gauge().DataPoints().All() {
-							if dp.DoubleValue() == 0 {
-								n++
-							}
-						}
-					}
-				}
+		points.WalkNumbers(md, func(_ pcommon.Map, m pmetric.Metric, dp pmetric.NumberDataPoint) {
+			if m.Name() == "up" && dp.DoubleValue() == 0 {
+				n++
 			}
-		}
+		})
 	}
 	return n
 }

@@ -28,6 +28,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
+	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
 )
 
@@ -105,19 +106,9 @@ func Gauge(v float64) pmetric.Metrics {
 func Values(mds ...pmetric.Metrics) []float64 {
 	var values []float64
 	for _, md := range mds {
-		rms := md.ResourceMetrics()
-		for i := range rms.Len() {
-			sms := rms.At(i).ScopeMetrics()
-			for j := range sms.Len() {
-				ms := sms.At(j).Metrics()
-				for k := range ms.Len() {
-					dps := ms.At(k).Gauge().DataPoints()
-					for p := range dps.Len() {
-						values = append(values, dps.At(p).DoubleValue())
-					}
-				}
-			}
-		}
+		points.WalkNumbers(md, func(_ pcommon.Map, _ pmetric.Metric, dp pmetric.NumberDataPoint) {
+			values = append(values, points.Value(dp))
+		})
 	}
 	return values
 }
