@@ -17,12 +17,15 @@ import (
 	"github.com/prometheus/prometheus/prompb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/exportertest"
+	xstorage "go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/featuregate"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pipeline"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"go.uber.org/zap/zapcore"
@@ -203,6 +206,35 @@ func TestASendingQueueRetriesThroughAnOutage(t *testing.T) {
 			assert.Zero(t, logs.FilterMessageSnippet(deliverywatch.Rejecting).Len(), "no error line, with a stack trace, for each failed write the queue retries")
 		})
 	}
+}
+
+// A queue record this distribution cannot read (here, a field that exporterhelper v0.161.0
+// does not write) is left to the collector's queue as it is: one warning names the storage
+// and what is wrong, and the exporter starts and writes what it is given.
+func TestAQueueRecordItCannotReadIsLeftToTheQueue(t *testing.T) {
+	dir := t.TempDir()
+	storage := deliverywatchtest.StartFileStorage(t, dir)
+	t.Cleanup(func() { assert.NoError(t, storage.Shutdown(context.Background())) })
+	client, err := storage.(xstorage.Extension).GetClient(context.Background(), component.KindExporter,
+		component.NewID(NewFactory().Type()), pipeline.SignalMetrics.String())
+	require.NoError(t, err)
+	// The queue's record ("qmv0"), with field 9 = 1 (a varint).
+	require.NoError(t, client.Set(context.Background(), "qmv0", []byte{9 << 3, 1}))
+	require.NoError(t, client.Close(context.Background()))
+
+	endpoint, samples := remoteWrites(t)
+	exp, logs := deliverywatchtest.StartMetricsWithStorage(t, NewFactory(), map[string]any{
+		"endpoint":      endpoint,
+		"sending_queue": map[string]any{"storage": deliverywatchtest.Storage.String()},
+	}, storage)
+	t.Cleanup(func() { assert.NoError(t, exp.Shutdown(context.Background())) })
+	warned := logs.FilterMessageSnippet("could not be put first in the persistent sending queue").All()
+	require.Len(t, warned, 1)
+	assert.Equal(t, zapcore.WarnLevel, warned[0].Level)
+	assert.Equal(t, "file_storage", warned[0].ContextMap()["storage"])
+	assert.Equal(t, `queue record "qmv0": field 9 of wire type 0: not in the layout of exporterhelper v0.161.0`, warned[0].ContextMap()["error"])
+	require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
+	require.Eventually(t, func() bool { return samples.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
 }
 
 // retryOn429 is contrib's gate for retrying a 429, which otelcol-modelplane turns on.
