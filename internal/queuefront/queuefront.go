@@ -76,9 +76,9 @@ func restore(ctx context.Context, client storage.Client) (int, error) {
 	}
 	// A batch that is gone is dropped from the list, as the queue would.
 	gets = slices.DeleteFunc(gets, func(op *storage.Operation) bool { return op.Value == nil })
-	// The batches take the indexes just below the read index, oldest first. Highest first:
-	// an index written is never one still to be read (each batch's index is at most its
-	// new one).
+	// The batches take the indexes just below the read index, oldest first. They move
+	// highest first, so that no write lands on a batch not yet moved: each batch's old index
+	// is at most its new one.
 	first := m.readIndex - uint64(len(gets))
 	ops := make([]*storage.Operation, 0, 2*len(gets)+1)
 	for i := len(gets) - 1; i >= 0; i-- {
