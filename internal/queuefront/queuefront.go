@@ -64,7 +64,7 @@ func restore(ctx context.Context, client storage.Client) (int, error) {
 	if len(sent) == 0 {
 		return 0, nil
 	}
-	if uint64(len(sent)) > m.readIndex || sent[len(sent)-1] >= m.readIndex {
+	if sent[len(sent)-1] >= m.readIndex { // then, distinct, they are all below it
 		return 0, fmt.Errorf("queue record %q: batches being sent %v, read index %d: not a queue this version writes", metadataKey, sent, m.readIndex)
 	}
 	gets := make([]*storage.Operation, len(sent))

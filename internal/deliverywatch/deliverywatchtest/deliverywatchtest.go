@@ -185,8 +185,9 @@ func StartMetricsWithStorage(t *testing.T, f exporter.Factory, conf map[string]a
 }
 
 // StopWithThreeQueued starts f's exporter as StartMetricsUnstopped does, gives it three
-// batches of one point (of values 1, 2 and 3, in that order), and stops it once inFlight says the first request is out (to an
-// endpoint that never answers, in the tests that use it). It returns the exporter's log.
+// batches of one point (of values 1, 2 and 3, in that order), and stops it once inFlight
+// says the first request is out (to an endpoint that never answers, in the tests that use
+// it). It returns the exporter's log.
 func StopWithThreeQueued(t *testing.T, f exporter.Factory, conf map[string]any, inFlight func() bool) *observer.ObservedLogs {
 	t.Helper()
 	exp, logs := StartMetricsUnstopped(t, f, conf)
@@ -206,11 +207,11 @@ func stopWithThreeQueued(t *testing.T, exp exporter.Metrics, inFlight func() boo
 
 // StopKeepingTheQueue runs f's exporter with a persistent queue across a stop. Configured
 // by conf(endpoint) (whose sending_queue names Storage, with one consumer), on a fresh
-// folder, it takes three batches of one point (of values 1, 2 and 3) and sends the first to hanging, which never
-// answers; it is stopped once inFlight says that request is out, and must not log anything
-// as dropped. Then an exporter of the same ID starts on the same folder against answering,
-// to send what the queue kept; it is shut down when the test ends. It returns the stopped
-// exporter's log.
+// folder, it takes three batches of one point (of values 1, 2 and 3) and sends the first
+// to hanging, which never answers; it is stopped once inFlight says that request is out,
+// and must not log anything as dropped. Then an exporter of the same ID starts on the same
+// folder against answering, to send what the queue kept; it is shut down when the test
+// ends. It returns the stopped exporter's log.
 func StopKeepingTheQueue(t *testing.T, f exporter.Factory, conf func(endpoint string) map[string]any,
 	hanging string, inFlight func() bool, answering string,
 ) *observer.ObservedLogs {
