@@ -1041,6 +1041,24 @@ func TestEmbeddedDefaultWithRemoteWriteAndOTLP(t *testing.T) {
 	assert.Len(t, requestsWaiting(t, d.endpoint), 2, "the local endpoint still serves")
 }
 
+// MODELPLANE_QUEUE_DIR puts the overrides' queues on disk (TestRestartDuringOutageEmbeddedRemoteWriteQueueDir):
+// with both overrides, validate accepts the one directory they share; a relative one fails
+// the start and validate, naming the variable, the value and the override.
+func TestEmbeddedOverridesQueueDir(t *testing.T) {
+	t.Setenv("MODELPLANE_REMOTE_WRITE_ENDPOINT", "http://127.0.0.1:9/api/v1/write")
+	t.Setenv("MODELPLANE_OTLP_ENDPOINT", "http://127.0.0.1:9")
+	t.Setenv(defaultconfig.QueueDirVariable, filepath.Join(t.TempDir(), "queue"))
+	out, err := exec.Command(collectorBin, "validate", "--config", "modelplane:default", "--config", "modelplane:remote-write",
+		"--config", "modelplane:otlp", "--config", "yaml:service::pipelines::metrics::exporters: [prometheus, otlp_http, prometheus_remote_write]").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Empty(t, string(out))
+
+	env := append(withoutEnv(os.Environ(), defaultconfig.QueueDirVariable), defaultconfig.QueueDirVariable+"=queue")
+	for _, out := range refusedWith(t, "remote-write", env) {
+		assert.Contains(t, out, `modelplane:remote-write: MODELPLANE_QUEUE_DIR="queue": not an absolute path`)
+	}
+}
+
 // An embedded overlay given without the default it adds to: the collector said only "no
 // receiver configuration specified in config". Both the start and validate now say where the
 // default goes.

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
@@ -50,6 +51,35 @@ func TestRestartDuringOutageRemoteWritePersistentQueue(t *testing.T) {
 	assert.Zero(t, r.lost(), "nothing is lost, the batch in flight at the stop included")
 	assert.Contains(t, r.restarted.out.String(), deliverywatch.InterruptedFirst, "the batch in flight at the stop goes first")
 	assert.NotContains(t, r.restarted.out.String(), "Rejecting data", "the queue retries; no error line for each failed write")
+}
+
+// A container or a binary on a host, on the embedded default with the remote-write override
+// (docs/deploy.md): MODELPLANE_QUEUE_DIR keeps the override's queue on disk, in a directory
+// the collector creates, and the same restart during an outage loses nothing either. Without
+// it, the override's queue is in memory, as TestRestartDuringOutageRemoteWriteLoss measures.
+func TestRestartDuringOutageEmbeddedRemoteWriteQueueDir(t *testing.T) {
+	prom := startPrometheus(t)
+	vllm := startEngine(t, "vllm", "vllm.prom", nil)
+	dir := filepath.Join(t.TempDir(), "queue")
+	env := append(os.Environ(), "MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_SGLANG_TARGET=none",
+		"MODELPLANE_DCGM_EXPORTER_TARGET=none", "MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t),
+		"MODELPLANE_TELEMETRY_ENDPOINT="+freeport.Addr(t), "MODELPLANE_SCRAPE_INTERVAL=1s",
+		"MODELPLANE_REMOTE_WRITE_ENDPOINT=http://"+prom.addr+"/api/v1/write", defaultconfig.QueueDirVariable+"="+dir)
+	start := func() *process {
+		return startWithEnv(t, env, collectorBin, "--config", "modelplane:default", "--config", "modelplane:remote-write")
+	}
+	r := restartDuringOutageOf(t, prom, vllm, `modelplane_requests_preempted_total{replica="vllm"}`, start,
+		func(rounds, _ int) int { return rounds - 1 })
+	require.True(t, r.exited, "the collector did not stop within the kubelet's grace period: killed")
+	t.Logf("stopped in %v; scrapes %d, in Prometheus %d: lost %d of the %d queued when the collector stopped",
+		r.took.Round(10*time.Millisecond), r.rounds, r.got, r.lost(), r.queued)
+	assert.Zero(t, strings.Count(r.stopped.out.String(), "Dropping data"), "nothing is dropped:\n%s", r.stopped.out.String())
+	assert.Zero(t, r.lost(), "nothing is lost")
+	assert.Contains(t, r.restarted.out.String(), deliverywatch.InterruptedFirst, "the batch in flight at the stop goes first")
+	files, err := os.ReadDir(dir)
+	require.NoError(t, err, "the collector created the directory")
+	require.NotEmpty(t, files)
+	assert.Equal(t, "exporter_prometheus_remote_write__metrics", files[0].Name(), "the exporter's queue file")
 }
 
 // A sending queue on a storage extension the collector does not run fails `validate` and the
@@ -93,22 +123,30 @@ func restartDuringOutage(t *testing.T, queueDir string, enough func(rounds, queu
 	prom := startPrometheus(t)
 	vllm := startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))
 	setup := collectorSetup{Engines: []*engine{vllm}, Prometheus: prom.addr, MappingDir: t.TempDir(), Health: freeport.Addr(t), QueueDir: queueDir}
-	r := outageRestart{stopped: startCollector(t, setup)}
+	return restartDuringOutageOf(t, prom, vllm, `modelplane_requests_preempted_total{replica="llama-0"}`,
+		func() *process { return startCollector(t, setup) }, enough)
+}
+
+// restartDuringOutageOf is restartDuringOutage with the collector that start starts, which
+// writes vllm's series to prom, counted by one of them (series, a selector).
+func restartDuringOutageOf(t *testing.T, prom *prometheus, vllm *engine, series string, start func() *process, enough func(rounds, queued int) int) outageRestart {
+	t.Helper()
+	r := outageRestart{stopped: start()}
 	eventually(t, "first samples", func() bool {
-		return len(prom.query(t, `modelplane_requests_preempted_total{replica="llama-0"}`)) == 1
+		return len(prom.query(t, series)) == 1
 	})
 	prom.stop(t)
 	before := vllm.e.Rounds()
 	time.Sleep(10 * time.Second)
 	r.took, r.exited = interrupt(t, r.stopped, 30*time.Second)
 	r.queued = vllm.e.Rounds() - before
-	r.restarted = startCollector(t, setup)
+	r.restarted = start()
 	time.Sleep(10 * time.Second)
 	prom.start(t)
 	require.NoError(t, vllm.e.Stop())
 	r.rounds = vllm.e.Rounds()
 	count := func() {
-		if s := prom.query(t, `count_over_time(modelplane_requests_preempted_total{replica="llama-0"}[30m])`); len(s) == 1 {
+		if s := prom.query(t, "count_over_time("+series+"[30m])"); len(s) == 1 {
 			r.got = int(s[0].Value)
 		}
 	}

@@ -173,7 +173,8 @@ Commands of otelcol-modelplane, besides the collector's own below:
   default-config   print the embedded default configuration; default-config remote-write
                    prints what --config modelplane:default --config modelplane:remote-write
                    adds: remote write to MODELPLANE_REMOTE_WRITE_ENDPOINT; default-config
-                   otlp what modelplane:otlp adds: OTLP/HTTP to MODELPLANE_OTLP_ENDPOINT
+                   otlp what modelplane:otlp adds: OTLP/HTTP to MODELPLANE_OTLP_ENDPOINT;
+                   either keeps its queue on disk in MODELPLANE_QUEUE_DIR where it is set
   preview SOURCE   show the modelplane_* series made of one /metrics page (preview -h)
   validate         check a configuration and every mapping file it names
   validate-mappings FILE...

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
@@ -24,6 +25,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
 
 // The archive loads as an image with the right config, unpacks into a root file system in
@@ -65,6 +68,32 @@ func TestImage(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(root, "tmp", "config.yaml"), []byte(validConfig), 0o644))
 	out := run("validate", "--config=/tmp/config.yaml")
 	assert.False(t, strings.Contains(strings.ToLower(out), "error"), out)
+
+	// docs/deploy.md's container with its queue on a volume at /var/lib/otelcol-modelplane:
+	// the folder is the collector's user's, which a named volume takes, so the collector, not
+	// root, writes its remote-write queue there.
+	// A container has /proc, which the collector reads its memory limit from.
+	proc := filepath.Join(root, "proc")
+	require.NoError(t, os.Mkdir(proc, 0o555))
+	require.NoError(t, syscall.Mount("proc", proc, "proc", 0, ""), "mounting /proc in the unpacked root")
+	t.Cleanup(func() { assert.NoError(t, syscall.Unmount(proc, syscall.MNT_DETACH)) })
+	col := exec.Command("/otelcol-modelplane", "--config", "modelplane:default", "--config", "modelplane:remote-write")
+	col.Dir = "/"
+	col.Env = append(slices.Clone(cf.Config.Env), "MODELPLANE_QUEUE_DIR=/"+QueueDir,
+		"MODELPLANE_REMOTE_WRITE_ENDPOINT=http://"+freeport.Addr(t)+"/api/v1/write",
+		"MODELPLANE_VLLM_TARGET=none", "MODELPLANE_SGLANG_TARGET=none", "MODELPLANE_DCGM_EXPORTER_TARGET=none",
+		"MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t), "MODELPLANE_TELEMETRY_ENDPOINT="+freeport.Addr(t))
+	var log strings.Builder
+	col.Stdout, col.Stderr = &log, &log
+	col.SysProcAttr = &syscall.SysProcAttr{Chroot: root, Credential: &syscall.Credential{Uid: 65532, Gid: 65532}}
+	require.NoError(t, col.Start())
+	queue := filepath.Join(root, QueueDir, "exporter_prometheus_remote_write__metrics")
+	assert.Eventually(t, func() bool { _, err := os.Stat(queue); return err == nil }, 30*time.Second, 100*time.Millisecond, "the queue file")
+	require.NoError(t, col.Process.Signal(os.Interrupt))
+	require.NoError(t, col.Wait(), log.String())
+	info, err := os.Stat(queue)
+	require.NoError(t, err, log.String())
+	assert.Equal(t, uint32(65532), info.Sys().(*syscall.Stat_t).Uid, "written by the collector's user")
 }
 
 // validConfig is a configuration `validate` accepts.
@@ -87,6 +116,9 @@ func unpack(t *testing.T, img v1.Image) (string, int64) {
 		switch h.Typeflag {
 		case tar.TypeDir:
 			require.NoError(t, os.MkdirAll(p, os.FileMode(h.Mode)&os.ModePerm|os.ModeSticky))
+			if os.Geteuid() == 0 {
+				require.NoError(t, os.Chown(p, h.Uid, h.Gid))
+			}
 		case tar.TypeReg:
 			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 			f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, os.FileMode(h.Mode))

@@ -179,7 +179,10 @@ var libraryDirs = map[string][]string{
 // dynamic loader searches.
 var imageLibraryDir = map[string]string{"amd64": "lib/x86_64-linux-gnu", "arm64": "lib/aarch64-linux-gnu"}
 
-// baseLayer is the root file system: a non-root user, CA certificates, /tmp.
+// QueueDir is the folder for the sending queues on disk, in the image's root.
+const QueueDir = "var/lib/otelcol-modelplane"
+
+// baseLayer is the root file system: a non-root user, CA certificates, /tmp and QueueDir.
 func baseLayer() (v1.Layer, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
@@ -203,6 +206,17 @@ func baseLayer() (v1.Layer, error) {
 		}
 	}
 	if err := dir("tmp", 0o1777); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{"var", "var/lib"} {
+		if err := dir(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	// Where docs/deploy.md mounts a volume for MODELPLANE_QUEUE_DIR, owned by the user the
+	// collector runs as: a named volume takes this folder's owner, so the collector can keep
+	// its sending queues there.
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: QueueDir + "/", Mode: 0o750, Uid: uid, Gid: uid, ModTime: time.Unix(0, 0)}); err != nil {
 		return nil, err
 	}
 	if err := file("etc/passwd", []byte(fmt.Sprintf("root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:%d:%d:nonroot:/home/nonroot:/sbin/nologin\n", uid, uid)), 0o644); err != nil {

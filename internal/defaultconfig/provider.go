@@ -80,7 +80,24 @@ func (p provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc)
 		}
 		return r, nil
 	}
-	return confmap.NewRetrievedFromYAML(doc)
+	return retrieveOverride(uri, doc, os.LookupEnv)
+}
+
+// retrieveOverride returns the override doc of uri, with its exporter's queue on disk where
+// lookup gives QueueDirVariable.
+func retrieveOverride(uri string, doc []byte, lookup func(string) (string, bool)) (*confmap.Retrieved, error) {
+	r, err := confmap.NewRetrievedFromYAML(doc)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := r.AsRaw()
+	if err != nil {
+		return nil, err
+	}
+	if err := queueOnDisk(strings.TrimPrefix(uri, scheme+":"), raw.(map[string]any), lookup); err != nil {
+		return nil, fmt.Errorf("%s: %w", uri, err)
+	}
+	return confmap.NewRetrieved(raw)
 }
 
 // retrieveEmbedded returns the embedded default for the environment lookup reads. Where it
