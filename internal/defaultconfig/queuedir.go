@@ -3,6 +3,7 @@ package defaultconfig
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 )
 
@@ -54,6 +55,10 @@ func checkQueueDir(dir string) error {
 		// Relative to wherever the collector was started: a restart from elsewhere would not
 		// find the queue it left.
 		return errors.New("not an absolute path; the collector must find the same directory at every start, such as /var/lib/otelcol-modelplane")
+	}
+	// A missing one is created as the collector starts.
+	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
+		return errors.New("not a directory")
 	}
 	return nil
 }

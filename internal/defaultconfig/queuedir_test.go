@@ -2,6 +2,8 @@ package defaultconfig
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,9 +64,12 @@ func TestOverridesQueueOnDiskInTheDirectoryGiven(t *testing.T) {
 }
 
 // A directory the collector could not find again at its next start is refused, naming the
-// variable, the value and the override; so is one set but empty.
+// variable, the value and the override; so are a file and a variable set but empty.
 func TestAQueueDirectoryMustBeAbsolute(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "queue")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
 	for _, c := range []struct{ dir, want string }{
+		{file, `modelplane:remote-write: MODELPLANE_QUEUE_DIR="` + file + `": not a directory`},
 		{"", `modelplane:remote-write: MODELPLANE_QUEUE_DIR="": set but empty; unset it to keep the sending queue in memory, or give a directory such as /var/lib/otelcol-modelplane`},
 		{"queue", `modelplane:remote-write: MODELPLANE_QUEUE_DIR="queue": not an absolute path; the collector must find the same directory at every start, such as /var/lib/otelcol-modelplane`},
 	} {
