@@ -17,6 +17,11 @@ BENCHSTAT    := $(TOOLS)/benchstat
 STATICCHECK  := $(TOOLS)/staticcheck
 # A Kubernetes API server for the tests of cluster_mappings (e2e/crdapiserver, its own module).
 CRD_APISERVER := $(TOOLS)/crd-apiserver
+# Prometheus 3, for the end-to-end tests of OTLP into a backend that refuses out-of-order
+# points (Debian's 2.42 has no OTLP receiver): the Prometheus module go.mod already requires,
+# built where the module cache holds it, under its own go.mod and go.sum.
+PROMETHEUS3_VER := $(shell awk '$$1 == "github.com/prometheus/prometheus" {print $$2}' go.mod)
+PROMETHEUS3     := $(TOOLS)/prometheus-$(PROMETHEUS3_VER)
 # Components whose internal/metadata, lifecycle tests and documentation.md mdatagen writes.
 MDATAGEN_DIRS := $(dir $(wildcard processor/*/metadata.yaml receiver/*/metadata.yaml))
 GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*' -not -path './e2e/crdapiserver/*') go.mod go.sum gcflags.txt $(shell find internal processor -name '*.yaml')
@@ -118,8 +123,8 @@ run: $(COLLECTOR) $(BIN)/demo-engines
 ## test: every test, from a clean clone (installs the tools it needs)
 test: check-generated lint test-unit test-race
 
-test-unit: $(COLLECTOR) $(COLLECTOR_ARM64) $(CRD_APISERVER) e2e-deps package-deps
-	CRD_APISERVER_BIN=$(CRD_APISERVER) OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) OTELCOL_MODELPLANE_BIN_ARM64=$(CURDIR)/$(COLLECTOR_ARM64) $(GO) test -tags $(TAGS) -count=1 -timeout 25m ./...
+test-unit: $(COLLECTOR) $(COLLECTOR_ARM64) $(CRD_APISERVER) $(PROMETHEUS3) e2e-deps package-deps
+	CRD_APISERVER_BIN=$(CRD_APISERVER) PROMETHEUS3_BIN=$(PROMETHEUS3) OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) OTELCOL_MODELPLANE_BIN_ARM64=$(CURDIR)/$(COLLECTOR_ARM64) $(GO) test -tags $(TAGS) -count=1 -timeout 25m ./...
 
 ## test-race: the in-process tests again under the race detector (the end-to-end tests drive
 ## the collector as a separate process, so they are left out)
@@ -155,6 +160,11 @@ $(BENCHSTAT):
 # that the collector links.
 $(CRD_APISERVER): e2e/crdapiserver/main.go e2e/crdapiserver/go.mod e2e/crdapiserver/go.sum
 	cd e2e/crdapiserver && $(GO) build -trimpath -o $@ .
+
+$(PROMETHEUS3):
+	$(GO) mod download github.com/prometheus/prometheus
+	cd "$$($(GO) list -m -f '{{.Dir}}' github.com/prometheus/prometheus)" && \
+	  GOWORK=off GOFLAGS=-mod=readonly $(GO) build -trimpath -o $@ ./cmd/prometheus
 
 $(STATICCHECK):
 	GOBIN=$(TOOLS) GOFLAGS=-mod=mod $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2

@@ -332,9 +332,8 @@ func TestRestartDuringOutagePersistentQueue(t *testing.T) {
 
 	log := col.out.String()
 	assert.Contains(t, log, deliverywatch.InterruptedFirst, "the batches the stop interrupted go first")
-	// The restarted collector retried every few seconds from each consumer of its queue; the
-	// collector's own exporter logged each retry. Ours logs the cause once and the end.
+	// The restarted collector retried every few seconds; the collector's own exporter logged
+	// each retry. Ours logs the cause once and the end.
 	assert.Equal(t, 1, strings.Count(log, "Exporting failed. Will retry the request after interval."), "503s, one line:\n%s", log)
-	// One end, though several consumers had requests in flight when the backend came back.
 	assert.Equal(t, 1, strings.Count(log, "Export endpoint accepts data again"), "the end of the outage, one line")
 }

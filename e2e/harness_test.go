@@ -105,9 +105,11 @@ func tail(s string, n int) string {
 	return s
 }
 
-// prometheus is a real Prometheus with its remote-write receiver on.
+// prometheus is a real Prometheus with its remote-write receiver on (and, for Prometheus 3,
+// its OTLP receiver).
 type prometheus struct {
 	addr, dir string
+	bin       string // "": Debian's prometheus
 	proc      *process
 }
 
@@ -118,17 +120,30 @@ func startPrometheus(t *testing.T) *prometheus {
 	return p
 }
 
+// startPrometheus3 starts the Prometheus 3 that `make e2e-deps` builds, whose OTLP receiver
+// takes OTLP/HTTP at /api/v1/otlp/v1/metrics (Debian's 2.42 has none).
+func startPrometheus3(t *testing.T) *prometheus {
+	t.Helper()
+	p := &prometheus{addr: freeport.Addr(t), dir: t.TempDir(), bin: prometheus3Bin(t)}
+	p.start(t)
+	return p
+}
+
 // start runs Prometheus on p's address and data folder, so a restart keeps its data.
 func (p *prometheus) start(t *testing.T) {
 	t.Helper()
-	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		t.Fatal("prometheus is not installed: `make test` installs Debian's prometheus package (make e2e-deps)")
+	bin, flags := p.bin, []string{"--web.enable-otlp-receiver"}
+	if bin == "" {
+		var err error
+		if bin, err = exec.LookPath("prometheus"); err != nil {
+			t.Fatal("prometheus is not installed: `make test` installs Debian's prometheus package (make e2e-deps)")
+		}
+		flags = nil
 	}
 	cfg := filepath.Join(p.dir, "prometheus.yml")
 	require.NoError(t, os.WriteFile(cfg, []byte("global:\n  scrape_interval: 1h\nscrape_configs: []\n"), 0o600))
-	p.proc = start(t, bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(p.dir, "data"),
-		"--web.listen-address="+p.addr, "--web.enable-remote-write-receiver", "--log.level=warn")
+	p.proc = start(t, bin, append([]string{"--config.file=" + cfg, "--storage.tsdb.path=" + filepath.Join(p.dir, "data"),
+		"--web.listen-address=" + p.addr, "--web.enable-remote-write-receiver", "--log.level=warn"}, flags...)...)
 	require.Eventually(t, func() bool {
 		resp, err := http.Get("http://" + p.addr + "/-/ready")
 		if err != nil {

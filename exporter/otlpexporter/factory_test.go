@@ -9,10 +9,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	core "go.opentelemetry.io/collector/exporter/otlpexporter"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
@@ -27,7 +30,11 @@ import (
 func TestFactoryIsTheCollectors(t *testing.T) {
 	f := NewFactory()
 	assert.Equal(t, "otlp_grpc", f.Type().String())
-	deliverywatchtest.AssertWraps(t, f, core.NewFactory(), "otlp")
+	// One consumer where the collector's queue has 10 (deliverywatch.OneConsumer); the rest is the collector's.
+	deliverywatchtest.AssertWrapsWithOneConsumer(t, f, core.NewFactory(), "otlp",
+		func(c component.Config) *configoptional.Optional[exporterhelper.QueueBatchConfig] {
+			return queue(c.(*core.Config))
+		})
 
 	cfg := f.CreateDefaultConfig().(*core.Config)
 	cfg.ClientConfig.Endpoint = "127.0.0.1:1"

@@ -15,7 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	core "go.opentelemetry.io/collector/exporter/otlphttpexporter"
 	"go.opentelemetry.io/collector/exporter/xexporter"
@@ -31,7 +33,11 @@ import (
 func TestFactoryIsTheCollectors(t *testing.T) {
 	f := NewFactory()
 	assert.Equal(t, "otlp_http", f.Type().String())
-	deliverywatchtest.AssertWraps(t, f, core.NewFactory(), "otlphttp")
+	// One consumer where the collector's queue has 10 (deliverywatch.OneConsumer); the rest is the collector's.
+	deliverywatchtest.AssertWrapsWithOneConsumer(t, f, core.NewFactory(), "otlphttp",
+		func(c component.Config) *configoptional.Optional[exporterhelper.QueueBatchConfig] {
+			return queue(c.(*core.Config))
+		})
 
 	// Every signal is created, and the configuration the collector holds is left as it was.
 	cfg := f.CreateDefaultConfig().(*core.Config)

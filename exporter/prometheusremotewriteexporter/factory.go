@@ -77,8 +77,8 @@ func newFactory(giveUpAfter time.Duration) exporter.Factory {
 		GiveUpWhenStopping: giveUpAfter,
 		// The client is HTTP: contrib moves the top-level settings there when it unmarshals.
 		WithWatch: deliverywatch.Watched(func(c *Config) *[]configmiddleware.Config { return &c.HTTP.Middlewares }),
-		PersistentQueue: deliverywatch.PersistentQueue(func(c *Config) configoptional.Optional[exporterhelper.QueueBatchConfig] {
-			return c.SendingQueue
+		PersistentQueue: deliverywatch.PersistentQueue(func(c *Config) *configoptional.Optional[exporterhelper.QueueBatchConfig] {
+			return &c.SendingQueue
 		}),
 	})
 }

@@ -23,7 +23,7 @@ const Kept = "The collector is stopping: the batch stays in the persistent sendi
 
 // PersistentQueue is Options.PersistentQueue for an exporter whose configuration is a *C,
 // with its sending queue where queue says.
-func PersistentQueue[C any](queue func(*C) configoptional.Optional[exporterhelper.QueueBatchConfig]) func(component.Config) *component.ID {
+func PersistentQueue[C any](queue func(*C) *configoptional.Optional[exporterhelper.QueueBatchConfig]) func(component.Config) *component.ID {
 	return func(cfg component.Config) *component.ID {
 		c, ok := cfg.(*C)
 		if !ok {

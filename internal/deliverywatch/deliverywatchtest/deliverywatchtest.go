@@ -7,6 +7,8 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,8 +18,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/exporter/xexporter"
 	"go.opentelemetry.io/collector/extension/extensiontest"
@@ -118,6 +122,39 @@ func Values(mds ...pmetric.Metrics) []float64 {
 func AssertWraps(t *testing.T, ours, theirs exporter.Factory, alias string) {
 	t.Helper()
 	AssertWrapsAs(t, ours, theirs, alias, func(c component.Config) component.Config { return c })
+}
+
+// AssertWrapsWithOneConsumer is AssertWraps for a factory whose sending queue (where queue
+// says) sends with one consumer by default (deliverywatch.OneConsumer), where theirs has
+// more; a configuration that sets other keys of the queue keeps the one, one that sets
+// num_consumers gets what it sets.
+func AssertWrapsWithOneConsumer(t *testing.T, ours, theirs exporter.Factory, alias string,
+	queue func(component.Config) *configoptional.Optional[exporterhelper.QueueBatchConfig],
+) {
+	t.Helper()
+	theirsConsumers := queue(theirs.CreateDefaultConfig()).Get().NumConsumers
+	require.Greater(t, theirsConsumers, 1, "the collector's default")
+	AssertWrapsAs(t, ours, theirs, alias, func(c component.Config) component.Config {
+		queue(c).Get().NumConsumers = theirsConsumers
+		return c
+	})
+	for conf, want := range map[string]int{"": 1, "queue_size: 5": 1, "num_consumers: 4": 4} {
+		cfg := ours.CreateDefaultConfig()
+		require.NoError(t, confmap.NewFromStringMap(map[string]any{"sending_queue": yamlMap(t, conf)}).Unmarshal(cfg), conf)
+		assert.Equal(t, want, queue(cfg).Get().NumConsumers, "sending_queue: {%s}", conf)
+	}
+}
+
+// yamlMap is a one-line "key: value" as a map; "" is an empty one.
+func yamlMap(t *testing.T, line string) map[string]any {
+	t.Helper()
+	m := map[string]any{}
+	if key, value, ok := strings.Cut(line, ": "); ok {
+		n, err := strconv.Atoi(value)
+		require.NoError(t, err, line)
+		m[key] = n
+	}
+	return m
 }
 
 // AssertWrapsAs is AssertWraps for a factory whose configuration holds theirs: theirsOf
