@@ -86,6 +86,18 @@ func (p provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc)
 // retrieveOverride returns the override doc of uri, with its exporter's queue on disk where
 // lookup gives QueueDirVariable.
 func retrieveOverride(uri string, doc []byte, lookup func(string) (string, bool)) (*confmap.Retrieved, error) {
+	raw, err := parsed(doc)
+	if err != nil {
+		return nil, err
+	}
+	if err := queueOnDisk(strings.TrimPrefix(uri, scheme+":"), raw, lookup); err != nil {
+		return nil, fmt.Errorf("%s: %w", uri, err)
+	}
+	return confmap.NewRetrieved(raw)
+}
+
+// parsed is the embedded configuration doc as a map, to shape before it is served.
+func parsed(doc []byte) (map[string]any, error) {
 	r, err := confmap.NewRetrievedFromYAML(doc)
 	if err != nil {
 		return nil, err
@@ -94,10 +106,7 @@ func retrieveOverride(uri string, doc []byte, lookup func(string) (string, bool)
 	if err != nil {
 		return nil, err
 	}
-	if err := queueOnDisk(strings.TrimPrefix(uri, scheme+":"), raw.(map[string]any), lookup); err != nil {
-		return nil, fmt.Errorf("%s: %w", uri, err)
-	}
-	return confmap.NewRetrieved(raw)
+	return raw.(map[string]any), nil
 }
 
 // retrieveEmbedded returns the embedded default for the environment lookup reads. Where it
@@ -154,19 +163,15 @@ func (p provider) retrieveEmbedded(lookup func(string) (string, bool), probe fun
 // retrieveDefault returns the embedded default as the variables that are more than a value
 // in it shape it: jobs left out, the node label, engine lists and the telemetry endpoint.
 func retrieveDefault(lookup func(string) (string, bool), opts ...confmap.RetrievedOption) (*confmap.Retrieved, error) {
-	r, err := confmap.NewRetrievedFromYAML(YAML)
+	raw, err := parsed(YAML)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := r.AsRaw()
-	if err != nil {
+	if err := leaveOut(raw, lookup); err != nil {
 		return nil, err
 	}
-	if err := leaveOut(raw.(map[string]any), lookup); err != nil {
-		return nil, err
-	}
-	noNodeLabel(raw.(map[string]any), lookup)
-	conf := confmap.NewFromStringMap(raw.(map[string]any))
+	noNodeLabel(raw, lookup)
+	conf := confmap.NewFromStringMap(raw)
 	for _, shape := range []func(*confmap.Conf, func(string) (string, bool)) error{spreadTargets, setTelemetryEndpoint} {
 		if err := shape(conf, lookup); err != nil {
 			return nil, err
