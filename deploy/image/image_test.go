@@ -27,6 +27,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
+	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 )
 
 // The archive loads as an image with the right config, unpacks into a root file system in
@@ -83,12 +84,16 @@ func TestImage(t *testing.T) {
 		"MODELPLANE_REMOTE_WRITE_ENDPOINT=http://"+freeport.Addr(t)+"/api/v1/write",
 		"MODELPLANE_VLLM_TARGET=none", "MODELPLANE_SGLANG_TARGET=none", "MODELPLANE_DCGM_EXPORTER_TARGET=none",
 		"MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t), "MODELPLANE_TELEMETRY_ENDPOINT="+freeport.Addr(t))
-	var log strings.Builder
-	col.Stdout, col.Stderr = &log, &log
+	log := new(syncbuffer.Buffer)
+	col.Stdout, col.Stderr = log, log
 	col.SysProcAttr = &syscall.SysProcAttr{Chroot: root, Credential: &syscall.Credential{Uid: 65532, Gid: 65532}}
 	require.NoError(t, col.Start())
 	queue := filepath.Join(root, QueueDir, "exporter_prometheus_remote_write__metrics")
-	assert.Eventually(t, func() bool { _, err := os.Stat(queue); return err == nil }, 30*time.Second, 100*time.Millisecond, "the queue file")
+	// Stopped once it runs: a signal before the collector handles signals kills it.
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "Everything is ready") }, 30*time.Second,
+		100*time.Millisecond, "the collector did not start: %s", log)
+	_, err = os.Stat(queue)
+	assert.NoError(t, err, "the queue file")
 	require.NoError(t, col.Process.Signal(os.Interrupt))
 	require.NoError(t, col.Wait(), log.String())
 	info, err := os.Stat(queue)
