@@ -124,7 +124,7 @@ run: $(COLLECTOR) $(BIN)/demo-engines
 test: check-generated lint test-unit test-race
 
 test-unit: $(COLLECTOR) $(COLLECTOR_ARM64) $(CRD_APISERVER) $(PROMETHEUS3) e2e-deps package-deps
-	CRD_APISERVER_BIN=$(CRD_APISERVER) PROMETHEUS3_BIN=$(PROMETHEUS3) OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) OTELCOL_MODELPLANE_BIN_ARM64=$(CURDIR)/$(COLLECTOR_ARM64) $(GO) test -tags $(TAGS) -count=1 -timeout 25m ./...
+	CRD_APISERVER_BIN=$(CRD_APISERVER) PROMETHEUS3_BIN=$(PROMETHEUS3) OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) OTELCOL_MODELPLANE_BIN_ARM64=$(CURDIR)/$(COLLECTOR_ARM64) $(GO) test -tags $(TAGS) -count=1 -timeout 35m ./...
 
 ## test-race: the in-process tests again under the race detector (the end-to-end tests drive
 ## the collector as a separate process, so they are left out)
