@@ -110,6 +110,7 @@ func tail(s string, n int) string {
 type prometheus struct {
 	addr, dir string
 	bin       string // "": Debian's prometheus
+	config    string // the configuration file's text; "" for one that scrapes nothing
 	proc      *process
 }
 
@@ -120,11 +121,15 @@ func startPrometheus(t *testing.T) *prometheus {
 	return p
 }
 
-// startPrometheus3 starts the Prometheus 3 that `make e2e-deps` builds, whose OTLP receiver
-// takes OTLP/HTTP at /api/v1/otlp/v1/metrics (Debian's 2.42 has none).
-func startPrometheus3(t *testing.T) *prometheus {
+// startPrometheus3 starts the Prometheus 3 that `make test` builds, whose OTLP receiver
+// takes OTLP/HTTP at /api/v1/otlp/v1/metrics (Debian's 2.42 has none), with the resource
+// attributes promote names made labels of every series of their resource.
+func startPrometheus3(t *testing.T, promote ...string) *prometheus {
 	t.Helper()
 	p := &prometheus{addr: freeport.Addr(t), dir: t.TempDir(), bin: prometheus3Bin(t)}
+	if len(promote) > 0 {
+		p.config = "otlp:\n  promote_resource_attributes: [" + strings.Join(promote, ", ") + "]\n"
+	}
 	p.start(t)
 	return p
 }
@@ -141,7 +146,7 @@ func (p *prometheus) start(t *testing.T) {
 		flags = nil
 	}
 	cfg := filepath.Join(p.dir, "prometheus.yml")
-	require.NoError(t, os.WriteFile(cfg, []byte("global:\n  scrape_interval: 1h\nscrape_configs: []\n"), 0o600))
+	require.NoError(t, os.WriteFile(cfg, []byte("global:\n  scrape_interval: 1h\nscrape_configs: []\n"+p.config), 0o600))
 	p.proc = start(t, bin, append([]string{"--config.file=" + cfg, "--storage.tsdb.path=" + filepath.Join(p.dir, "data"),
 		"--web.listen-address=" + p.addr, "--web.enable-remote-write-receiver", "--log.level=warn"}, flags...)...)
 	require.Eventually(t, func() bool {

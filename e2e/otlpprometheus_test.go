@@ -69,3 +69,45 @@ func TestOTLPOutageLosesNothing(t *testing.T) {
 		}
 	})
 }
+
+// Prometheus' OTLP receiver (Mimir's alike) keeps a resource's attributes in target_info and
+// puts on its series only those it is told to promote. The identity this distribution
+// lifts to the resource (replica, engine, node, ...) is then on no series unless promoted:
+// two vLLMs on one host gave one series, the second's points written over the first's. With
+// the identity keys promoted, as docs/deploy.md says to configure such a backend, each
+// replica has its own.
+func TestOTLPIntoPrometheusNeedsTheIdentityPromoted(t *testing.T) {
+	identity := []string{"cluster", "namespace", "deployment", "replica", "engine", "role", "node"}
+	for _, c := range []struct {
+		name    string
+		promote []string
+		want    int
+	}{
+		{"as Prometheus comes", nil, 1},
+		{"identity promoted", identity, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			prom := startPrometheus3(t, c.promote...)
+			first, second := startEngine(t, "vllm", "vllm.prom", nil), startBusierVLLM(t)
+			env := append(os.Environ(), "MODELPLANE_VLLM_TARGET="+first.Addr+","+second.Addr, "MODELPLANE_SGLANG_TARGET=none",
+				"MODELPLANE_DCGM_EXPORTER_TARGET=none", "MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t),
+				"MODELPLANE_TELEMETRY_ENDPOINT="+freeport.Addr(t), "MODELPLANE_SCRAPE_INTERVAL=1s", "MODELPLANE_CLUSTER=laptop",
+				"MODELPLANE_OTLP_ENDPOINT=http://"+prom.addr+"/api/v1/otlp")
+			startWithEnv(t, env, collectorBin, "--config", "modelplane:default", "--config", "modelplane:otlp")
+			eventually(t, "the engines' queues", func() bool { return len(prom.query(t, `modelplane_requests_waiting`)) > 0 })
+			time.Sleep(3 * time.Second) // three scrapes of each engine
+			got := prom.query(t, `modelplane_requests_waiting`)
+			require.Len(t, got, c.want, "%v", got)
+			if c.want == 2 {
+				for _, s := range got {
+					assert.Equal(t, "laptop", s.Labels["cluster"], s.Labels)
+					assert.Equal(t, "vllm", s.Labels["engine"], s.Labels)
+					assert.Regexp(t, `^vllm-[0-9]+$`, s.Labels["replica"], s.Labels)
+				}
+				assert.NotEqual(t, got[0].Labels["replica"], got[1].Labels["replica"])
+			} else {
+				assert.NotContains(t, got[0].Labels, "replica", "no identity on the series")
+			}
+		})
+	}
+}
