@@ -4,8 +4,9 @@
 // few seconds for as long as a backend is down, from each of the sending queue's consumers),
 // and nothing when the endpoint takes data again. This one logs a retry at its first failure
 // and at a change of cause, the same again at most every 5 minutes with how many there were,
-// and one line when the endpoint accepts data again (internal/deliverywatch). Its sending queue sends one batch at a time unless num_consumers
-// says otherwise (deliverywatch.OneConsumer).
+// and one line when the endpoint accepts data again (internal/deliverywatch). Its sending
+// queue sends one batch at a time unless num_consumers says otherwise
+// (deliverywatch.OneConsumer).
 package otlpexporter // import "github.com/modelplaneai/otelcol-modelplane/exporter/otlpexporter"
 
 import (

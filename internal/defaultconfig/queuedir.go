@@ -20,8 +20,7 @@ const queueStorage = "file_storage"
 
 // QueueBytes bounds each exporter's queue on disk: a backend away for longer fills it, and
 // the exporter then refuses and counts what comes next (otelcol_exporter_enqueue_failed_*)
-// rather than filling the disk. A batch of a node's series is tens of KiB, so this holds
-// hours of them.
+// rather than filling the host's disk. The chart's sinks share 512 MiB the same way.
 const QueueBytes = 256 << 20
 
 // queuedExporters are the exporter each override adds, by the override's name.
