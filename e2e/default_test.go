@@ -67,6 +67,16 @@ func startEmbeddedDefault(t *testing.T, command string, args ...string) *embedde
 	return d
 }
 
+// oneEngineEnv is this process's environment for the embedded default scraping the vLLMs at
+// vllmTargets (MODELPLANE_VLLM_TARGET) and nothing else, every second, serving on free
+// ports, with more (NAME=value) added.
+func oneEngineEnv(t *testing.T, vllmTargets string, more ...string) []string {
+	t.Helper()
+	return append(append(os.Environ(), "MODELPLANE_VLLM_TARGET="+vllmTargets, "MODELPLANE_SGLANG_TARGET=none",
+		"MODELPLANE_DCGM_EXPORTER_TARGET=none", "MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t),
+		"MODELPLANE_TELEMETRY_ENDPOINT="+freeport.Addr(t), "MODELPLANE_SCRAPE_INTERVAL=1s"), more...)
+}
+
 // Several vLLMs on one host, as one per GPU runs them: MODELPLANE_VLLM_TARGET lists them, and
 // each is served as a replica of its own with its own queue. Before, the list was refused as
 // "not host:port", and the way around it, a second target in the job's entry, merged the two

@@ -7,16 +7,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 )
 
-// prometheus3Bin is the Prometheus 3 binary `make e2e-deps` builds.
+// prometheus3Bin is the Prometheus 3 binary `make test` builds (.cache/bin/prometheus-VERSION).
 func prometheus3Bin(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("PROMETHEUS3_BIN")
 	if bin == "" {
-		t.Fatal("PROMETHEUS3_BIN is not set: `make test` builds Prometheus 3 (make e2e-deps)")
+		t.Fatal("PROMETHEUS3_BIN is not set: `make test` builds Prometheus 3 into .cache/bin and sets it")
 	}
 	return bin
 }
@@ -28,10 +26,7 @@ func otlpOutage(t *testing.T, outage time.Duration, extra ...string) (rounds, go
 	t.Helper()
 	prom := startPrometheus3(t)
 	vllm := startEngine(t, "vllm", "vllm.prom", nil)
-	env := append(os.Environ(), "MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_SGLANG_TARGET=none",
-		"MODELPLANE_DCGM_EXPORTER_TARGET=none", "MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t),
-		"MODELPLANE_TELEMETRY_ENDPOINT="+freeport.Addr(t), "MODELPLANE_SCRAPE_INTERVAL=1s",
-		"MODELPLANE_OTLP_ENDPOINT=http://"+prom.addr+"/api/v1/otlp")
+	env := oneEngineEnv(t, vllm.Addr, "MODELPLANE_OTLP_ENDPOINT=http://"+prom.addr+"/api/v1/otlp")
 	col := startWithEnv(t, env, collectorBin, append([]string{"--config", "modelplane:default", "--config", "modelplane:otlp"}, extra...)...)
 	const series = `modelplane_requests_preempted_total`
 	eventually(t, "first samples", func() bool { return len(prom.query(t, series)) == 1 })
@@ -89,9 +84,7 @@ func TestOTLPIntoPrometheusNeedsTheIdentityPromoted(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			prom := startPrometheus3(t, c.promote...)
 			first, second := startEngine(t, "vllm", "vllm.prom", nil), startBusierVLLM(t)
-			env := append(os.Environ(), "MODELPLANE_VLLM_TARGET="+first.Addr+","+second.Addr, "MODELPLANE_SGLANG_TARGET=none",
-				"MODELPLANE_DCGM_EXPORTER_TARGET=none", "MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t),
-				"MODELPLANE_TELEMETRY_ENDPOINT="+freeport.Addr(t), "MODELPLANE_SCRAPE_INTERVAL=1s", "MODELPLANE_CLUSTER=laptop",
+			env := oneEngineEnv(t, first.Addr+","+second.Addr, "MODELPLANE_CLUSTER=laptop",
 				"MODELPLANE_OTLP_ENDPOINT=http://"+prom.addr+"/api/v1/otlp")
 			startWithEnv(t, env, collectorBin, "--config", "modelplane:default", "--config", "modelplane:otlp")
 			eventually(t, "the engines' queues", func() bool { return len(prom.query(t, `modelplane_requests_waiting`)) > 0 })

@@ -61,10 +61,8 @@ func TestRestartDuringOutageEmbeddedRemoteWriteQueueDir(t *testing.T) {
 	prom := startPrometheus(t)
 	vllm := startEngine(t, "vllm", "vllm.prom", nil)
 	dir := filepath.Join(t.TempDir(), "queue")
-	env := append(os.Environ(), "MODELPLANE_VLLM_TARGET="+vllm.Addr, "MODELPLANE_SGLANG_TARGET=none",
-		"MODELPLANE_DCGM_EXPORTER_TARGET=none", "MODELPLANE_PROMETHEUS_ENDPOINT="+freeport.Addr(t),
-		"MODELPLANE_TELEMETRY_ENDPOINT="+freeport.Addr(t), "MODELPLANE_SCRAPE_INTERVAL=1s",
-		"MODELPLANE_REMOTE_WRITE_ENDPOINT=http://"+prom.addr+"/api/v1/write", defaultconfig.QueueDirVariable+"="+dir)
+	env := oneEngineEnv(t, vllm.Addr, "MODELPLANE_REMOTE_WRITE_ENDPOINT=http://"+prom.addr+"/api/v1/write",
+		defaultconfig.QueueDirVariable+"="+dir)
 	start := func() *process {
 		return startWithEnv(t, env, collectorBin, "--config", "modelplane:default", "--config", "modelplane:remote-write")
 	}
