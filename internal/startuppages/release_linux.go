@@ -5,6 +5,7 @@ package startuppages
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -40,6 +41,11 @@ func Settle() error {
 		return fmt.Errorf("startup pages: fadvise: %w", err)
 	}
 	_, err = advise(unix.MADV_COLD)
+	if errors.Is(err, unix.EINVAL) {
+		// Kernels before 5.4 (RHEL 8's 4.18) have no MADV_COLD: the pages mapped again stay
+		// active; the page cache was dropped all the same, so this is not a failure.
+		return nil
+	}
 	return err
 }
 

@@ -15,6 +15,7 @@ package startuppages
 import (
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -34,7 +35,10 @@ var (
 
 // AtStart releases the start-up pages now, after package initialisation, again at Again,
 // and settles the release at Settled, unless the environment says to keep them. It writes a
-// line to stderr for a value of Env it does not know, and releases the pages then.
+// line to stderr for a value of Env it does not know, and releases the pages then; and one
+// for the first release or settling that fails (the collector has no logger yet at package
+// initialisation, and stderr is where its logs go too), so that an RSS without the release
+// has a reason in the log.
 func AtStart(getenv func(string) string, stderr io.Writer) {
 	switch v := getenv(Env); v {
 	case "keep":
@@ -43,7 +47,9 @@ func AtStart(getenv func(string) string, stderr io.Writer) {
 	default:
 		_, _ = fmt.Fprintf(stderr, "otelcol-modelplane: environment variable %s=%q: want \"keep\" (keep the executable's start-up pages mapped) or \"release\" (the default); releasing them\n", Env, v)
 	}
-	_, _ = Release()
+	failures.set(stderr)
+	_, err := release()
+	failures.report(err)
 	released.Store(true)
 	releaseLater()
 }
@@ -61,8 +67,46 @@ func AfterReload() {
 }
 
 func releaseLater() {
-	afterFunc(Again, func() { _, _ = Release() })
-	afterFunc(Settled, func() { _ = Settle() })
+	afterFunc(Again, func() {
+		_, err := release()
+		failures.report(err)
+	})
+	afterFunc(Settled, func() { failures.report(settle()) })
+}
+
+// release and settle are Release and Settle, and what a test makes fail.
+var (
+	release = Release
+	settle  = Settle
+)
+
+// failures says the first failure, once: the next release fails the same way (the same
+// /proc, the same kernel), and it runs after every reload.
+var failures failureReport
+
+type failureReport struct {
+	mu     sync.Mutex
+	stderr io.Writer
+	said   bool
+}
+
+func (f *failureReport) set(stderr io.Writer) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stderr, f.said = stderr, false
+}
+
+func (f *failureReport) report(err error) {
+	if err == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.said || f.stderr == nil {
+		return
+	}
+	f.said = true
+	_, _ = fmt.Fprintf(f.stderr, "otelcol-modelplane: %v; the collector runs on, and %s=keep turns the release off\n", err, Env)
 }
 
 // afterFunc is time.AfterFunc, and what a test sees of the scheduling.

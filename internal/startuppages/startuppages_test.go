@@ -1,12 +1,14 @@
 package startuppages
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // scheduled replaces the timers for the test and returns when each would fire.
@@ -59,4 +61,44 @@ func TestAfterReloadReleasesAgain(t *testing.T) {
 	AtStart(func(string) string { return "" }, io.Discard)
 	AfterReload()
 	assert.Equal(t, []time.Duration{Again, Settled, Again, Settled}, *at, "at start, then after the reload")
+}
+
+// A release or settling that fails is said once on stderr, with the error, and the collector
+// goes on: the same failure again (the next timer, a reload) says nothing more.
+func TestFailureIsSaidOnce(t *testing.T) {
+	var fire []func()
+	prevAfter, prevRelease, prevSettle := afterFunc, release, settle
+	afterFunc = func(_ time.Duration, f func()) { fire = append(fire, f) }
+	t.Cleanup(func() {
+		afterFunc, release, settle = prevAfter, prevRelease, prevSettle
+		released.Store(false)
+		failures.set(nil)
+	})
+	releases, settles := 0, 0
+	release = func() (int64, error) {
+		releases++
+		if releases == 1 {
+			return 0, nil
+		}
+		return 0, errors.New("startup pages: open /proc/self/smaps: permission denied")
+	}
+	settle = func() error {
+		settles++
+		return errors.New("startup pages: fadvise: operation not permitted")
+	}
+
+	var stderr strings.Builder
+	AtStart(func(string) string { return "" }, &stderr)
+	assert.Empty(t, stderr.String(), "the first release worked")
+	require.Len(t, fire, 2)
+	fire[0]()
+	assert.Equal(t, "otelcol-modelplane: startup pages: open /proc/self/smaps: permission denied; the collector runs on, and OTELCOL_MODELPLANE_STARTUP_PAGES=keep turns the release off\n", stderr.String())
+	fire[1]()
+	AfterReload()
+	for _, f := range fire[2:] {
+		f()
+	}
+	assert.Equal(t, 3, releases)
+	assert.Equal(t, 2, settles)
+	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "said once: %s", stderr.String())
 }
