@@ -62,11 +62,15 @@ func main() {
 	refEnvFlag := flag.String("reference-env", "", "extra environment for the reference collector only, as -ours-env (give both the same to measure a setting on both)")
 	flag.BoolVar(&openMetrics, "openmetrics", false, "vLLM and SGLang engines answer in OpenMetrics, as the real ones do when the Prometheus receiver asks (both collectors); the text format otherwise")
 	flag.BoolVar(&oursKeptPages, "ours-kept-pages", false, "an experiment: our collector gets pages that hold only the lines its keep rule keeps (the reference still gets whole pages), to measure what never sending, or skipping before parsing, the rest would save")
+	flag.BoolVar(&minimalPages, "minimal-pages", false, "an experiment: both collectors get pages that hold one mapped gauge per engine and GPU exporter and nothing else (vLLM's and SGLang's running requests, the GPUs' temperature; the gateway's and picker's pages empty), to measure the fixed cost of scraping the fleet's targets, which no saving per line moves")
 	both := flag.Bool("together", false, "run both collectors at once in each repetition, on the same fleet and over the same window, instead of one after the other: both meet the same load of the machine, so the ratio of a pair no longer moves with it (start-up then overlaps the other collector's scraping); not with -profiles")
 	idleConfig := flag.String("idle-config", "", "print the idle run's configuration of this collector (ours or reference), exporting nowhere, and exit (scripts/resident-pages.py runs a collector under it)")
 	busy := flag.Int("busy", 0, "run this many busy loops (processes that only spin) for the whole run, as a node whose engines keep some cores busy")
 	spin := flag.Bool("spin", false, "spin until killed (what -busy runs)")
 	flag.Parse()
+	if minimalPages && oursKeptPages {
+		log.Fatal("-minimal-pages and -ours-kept-pages choose the pages two ways: give one")
+	}
 	if *spin {
 		for {
 			spun.Add(1)
@@ -152,6 +156,9 @@ func main() {
 			log.Fatalf("fleet %q: want ENGINESxGPUS", size)
 		}
 		var keep func(metric string) bool
+		if minimalPages {
+			keep = minimalLines
+		}
 		if oursKeptPages {
 			var err error
 			if keep, err = keptLines(); err != nil {
@@ -404,6 +411,17 @@ var openMetrics bool
 // oursKeptPages is -ours-kept-pages.
 var oursKeptPages bool
 
+// minimalPages is -minimal-pages; minimalLines is what its pages keep.
+var minimalPages bool
+
+func minimalLines(metric string) bool {
+	switch metric {
+	case "vllm:num_requests_running", "sglang:num_running_reqs", "DCGM_FI_DEV_GPU_TEMP":
+		return true
+	}
+	return false
+}
+
 // keptLines reports whether our keep rule keeps a metric name, the rule as the converter
 // builds it from the mapping file our collector is given.
 func keptLines() (func(metric string) bool, error) {
@@ -492,7 +510,7 @@ func renderConfig(which string, targets []target, interval time.Duration, sink, 
 		jobs["idle"] = []target{{Job: "idle", Addr: "127.0.0.1:1"}}
 	}
 	var cfg bytes.Buffer
-	err = config.Execute(&cfg, map[string]any{"Jobs": jobs, "Interval": interval, "Sink": sink, "Processors": procs, "Pipeline": pipeline, "Pprof": pprof, "KeptPages": which == "ours" && oursKeptPages})
+	err = config.Execute(&cfg, map[string]any{"Jobs": jobs, "Interval": interval, "Sink": sink, "Processors": procs, "Pipeline": pipeline, "Pprof": pprof, "KeptPages": which == "ours" && oursKeptPages || minimalPages})
 	return cfg.Bytes(), err
 }
 
