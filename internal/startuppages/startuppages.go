@@ -48,8 +48,7 @@ func AtStart(getenv func(string) string, stderr io.Writer) {
 		_, _ = fmt.Fprintf(stderr, "otelcol-modelplane: environment variable %s=%q: want \"keep\" (keep the executable's start-up pages mapped) or \"release\" (the default); releasing them\n", Env, v)
 	}
 	failures.set(stderr)
-	_, err := release()
-	failures.report(err)
+	releaseNow()
 	released.Store(true)
 	releaseLater()
 }
@@ -67,11 +66,14 @@ func AfterReload() {
 }
 
 func releaseLater() {
-	afterFunc(Again, func() {
-		_, err := release()
-		failures.report(err)
-	})
+	afterFunc(Again, releaseNow)
 	afterFunc(Settled, func() { failures.report(settle()) })
+}
+
+// releaseNow releases the pages and says the first failure.
+func releaseNow() {
+	_, err := release()
+	failures.report(err)
 }
 
 // release and settle are Release and Settle, and what a test makes fail.
