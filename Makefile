@@ -181,9 +181,10 @@ bench-e2e: $(COLLECTOR) $(BIN)/otelcol-reference
 	$(GO) run ./bench/e2e -ours $(COLLECTOR) -reference $(BIN)/otelcol-reference -profiles .cache/bench
 
 ## perf-e2e: both collectors under Linux perf at one fleet (FLEET=8x8 by default), kernel
-## included; reports in .cache/perf (docs/benchmarks.md)
+## included; reports in .cache/perf (docs/benchmarks.md). SECOND=floor records
+## bench/scrapefloor in the reference's place; PERF_FLAGS go to bench/e2e (-minimal-pages)
 perf-e2e:
-	scripts/perf-e2e.sh $(or $(FLEET),8x8)
+	scripts/perf-e2e.sh $(or $(FLEET),8x8) $(PERF_FLAGS)
 
 ## generate: regenerate cmd/otelcol-modelplane from builder-config.yaml, and each component's
 ## generated files from its metadata.yaml (mdatagen, a tool in go.mod)
