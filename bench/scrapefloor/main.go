@@ -106,6 +106,7 @@ type target struct {
 	job, instance, url string
 	body               bytes.Buffer
 	samples            int
+	read               bool // once, so a target never read is not exported
 }
 
 type floor struct {
@@ -118,6 +119,8 @@ type floor struct {
 
 	mu      sync.Mutex
 	scraped bool // since the last export
+	failed  int  // scrapes that failed since the last export, so a run that failed is not read as cheap
+	lastErr error
 }
 
 func newFloor(cfg config) *floor {
@@ -195,20 +198,35 @@ func (f *floor) every(interval, offset time.Duration, do func()) {
 
 // scrape reads t's page and counts its sample lines (neither empty nor a comment).
 func (f *floor) scrape(t *target) {
+	n, err := t.fetch(f.client)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err != nil {
+		f.failed++
+		f.lastErr = err
+		return
+	}
+	t.samples, t.read = n, true
+	f.scraped = true
+}
+
+func (t *target) fetch(client *http.Client) (int, error) {
 	req, err := http.NewRequest(http.MethodGet, t.url, nil)
 	if err != nil {
-		return
+		return 0, err
 	}
 	req.Header.Set("Accept", "text/plain;version=0.0.4")
-	resp, err := f.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		return
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("%s: %s", t.url, resp.Status)
 	}
 	t.body.Reset()
-	_, err = t.body.ReadFrom(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return
+	if _, err := t.body.ReadFrom(resp.Body); err != nil {
+		return 0, fmt.Errorf("%s: %w", t.url, err)
 	}
 	n := 0
 	for line := range bytes.Lines(t.body.Bytes()) {
@@ -216,17 +234,18 @@ func (f *floor) scrape(t *target) {
 			n++
 		}
 	}
-	f.mu.Lock()
-	t.samples = n
-	f.scraped = true
-	f.mu.Unlock()
+	return n, nil
 }
 
-// export sends one gauge per target, its last count of sample lines, if anything was scraped
-// since the last export.
+// export sends one gauge per target read so far, its last count of sample lines, if anything
+// was scraped since the last export.
 func (f *floor) export() {
 	md := pmetric.NewMetrics()
 	f.mu.Lock()
+	if f.failed > 0 {
+		log.Printf("%d scrapes failed since the last export, the last: %v", f.failed, f.lastErr)
+		f.failed = 0
+	}
 	if !f.scraped {
 		f.mu.Unlock()
 		return
@@ -238,6 +257,9 @@ func (f *floor) export() {
 	now := pcommon.NewTimestampFromTime(time.Now())
 	for _, ts := range f.jobs {
 		for _, t := range ts {
+			if !t.read {
+				continue
+			}
 			p := g.DataPoints().AppendEmpty()
 			p.SetTimestamp(now)
 			p.SetIntValue(int64(t.samples))

@@ -120,3 +120,22 @@ func TestLoadNamesTheFieldAndValue(t *testing.T) {
 		t.Fatalf("got %v, want an error naming the file, job, field and value", err)
 	}
 }
+
+// A scrape that fails is counted, not taken for a page of no lines, so a run whose scrapes
+// failed says so instead of looking cheap.
+func TestFailedScrapeIsCountedNotExported(t *testing.T) {
+	refused := httptest.NewServer(http.NotFoundHandler())
+	refused.Close() // nothing listens there now
+	var cfg config
+	cfg.Exporters.OTLPHTTP.Endpoint = "127.0.0.1:1"
+	cfg.Receivers.Prometheus.Config.ScrapeConfigs = []job{{Name: "vllm", Interval: "2s", StaticConfigs: []struct {
+		Targets []string `yaml:"targets"`
+	}{{Targets: []string{strings.TrimPrefix(refused.URL, "http://")}}}}}
+	f := newFloor(cfg)
+	tg := f.jobs[0][0]
+	tg.samples = 7
+	f.scrape(tg)
+	if f.failed != 1 || f.lastErr == nil || f.scraped || tg.samples != 7 {
+		t.Fatalf("after a refused scrape: failed %d, error %v, scraped %v, samples %d; want 1, an error, false, 7 kept", f.failed, f.lastErr, f.scraped, tg.samples)
+	}
+}
