@@ -106,20 +106,27 @@ type target struct {
 	job, instance, url string
 	body               bytes.Buffer
 	samples            int
-	read               bool // once, so a target never read is not exported
+	// ok: its last scrape succeeded. Only such targets are exported, so a failing target
+	// shows in bench/e2e's samples column, not only in a log the driver does not print.
+	ok bool
+}
+
+// scrapeJob is one scrape job's targets and interval.
+type scrapeJob struct {
+	interval time.Duration
+	targets  []*target
 }
 
 type floor struct {
 	client   *http.Client
 	endpoint string
-	jobs     [][]*target
-	interval []time.Duration
+	jobs     []scrapeJob
 
 	done chan struct{}
 
 	mu      sync.Mutex
 	scraped bool // since the last export
-	failed  int  // scrapes that failed since the last export, so a run that failed is not read as cheap
+	failed  int  // scrapes that failed since the last export, logged then
 	lastErr error
 }
 
@@ -142,8 +149,7 @@ func newFloor(cfg config) *floor {
 			}
 		}
 		interval, _ := time.ParseDuration(j.Interval) // checked by load
-		f.jobs = append(f.jobs, ts)
-		f.interval = append(f.interval, interval)
+		f.jobs = append(f.jobs, scrapeJob{interval: interval, targets: ts})
 	}
 	return f
 }
@@ -151,25 +157,31 @@ func newFloor(cfg config) *floor {
 // start schedules the scrapes and the export. Offsets spread the wake-ups across the
 // interval, as Prometheus spreads its targets'.
 func (f *floor) start(perJob bool) {
-	if perJob {
-		for i, ts := range f.jobs {
-			go f.every(f.interval[i], time.Duration(i)*f.interval[i]/time.Duration(len(f.jobs)), func() {
-				for _, t := range ts {
+	loops := 0 // how many loops the offsets spread over
+	for _, j := range f.jobs {
+		if perJob {
+			loops++
+		} else {
+			loops += len(j.targets)
+		}
+	}
+	spread := func(k int, interval time.Duration) time.Duration {
+		return time.Duration(k) * interval / time.Duration(loops)
+	}
+	k := 0
+	for _, j := range f.jobs {
+		if perJob {
+			go f.every(j.interval, spread(k, j.interval), func() {
+				for _, t := range j.targets {
 					f.scrape(t)
 				}
 			})
+			k++
+			continue
 		}
-	} else {
-		var all []*target
-		var intervals []time.Duration
-		for i, ts := range f.jobs {
-			for _, t := range ts {
-				all = append(all, t)
-				intervals = append(intervals, f.interval[i])
-			}
-		}
-		for i, t := range all {
-			go f.every(intervals[i], time.Duration(i)*intervals[i]/time.Duration(len(all)), func() { f.scrape(t) })
+		for _, t := range j.targets {
+			go f.every(j.interval, spread(k, j.interval), func() { f.scrape(t) })
+			k++
 		}
 	}
 	go f.every(time.Second, 0, f.export)
@@ -201,12 +213,13 @@ func (f *floor) scrape(t *target) {
 	n, err := t.fetch(f.client)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	t.ok = err == nil
 	if err != nil {
 		f.failed++
 		f.lastErr = err
 		return
 	}
-	t.samples, t.read = n, true
+	t.samples = n
 	f.scraped = true
 }
 
@@ -237,8 +250,8 @@ func (t *target) fetch(client *http.Client) (int, error) {
 	return n, nil
 }
 
-// export sends one gauge per target read so far, its last count of sample lines, if anything
-// was scraped since the last export.
+// export sends one gauge per target whose last scrape succeeded, its count of sample lines,
+// if anything was scraped since the last export.
 func (f *floor) export() {
 	md := pmetric.NewMetrics()
 	f.mu.Lock()
@@ -255,9 +268,9 @@ func (f *floor) export() {
 	m.SetName("scrapefloor_samples")
 	g := m.SetEmptyGauge()
 	now := pcommon.NewTimestampFromTime(time.Now())
-	for _, ts := range f.jobs {
-		for _, t := range ts {
-			if !t.read {
+	for _, j := range f.jobs {
+		for _, t := range j.targets {
+			if !t.ok {
 				continue
 			}
 			p := g.DataPoints().AppendEmpty()
