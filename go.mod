@@ -441,6 +441,13 @@ replace go.opentelemetry.io/collector/internal/schemagen => go.opentelemetry.io/
 // says what differs; third_party/upstream_test.go checks the copy against the release.
 replace github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusexporter => ./third_party/prometheusexporter
 
+// Prometheus v0.314.0's packages that the collector builds, with one addition: the scrape
+// loops of our prometheus receiver can start on a multiple of their interval, so a node's
+// targets are scraped together (feature gate modelplane.prometheusreceiver.alignedScrapes,
+// receiver/prometheusreceiver). Unset, as in the reference collector, the release's spread
+// offsets stay. third_party/README.md; third_party/upstream_test.go checks the copy.
+replace github.com/prometheus/prometheus => ./third_party/prometheus
+
 // Generates each component's internal/metadata, lifecycle tests and documentation.md from
 // its metadata.yaml (`make generate`; `make check-generated` fails when they are stale).
 tool go.opentelemetry.io/collector/cmd/mdatagen
