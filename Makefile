@@ -161,9 +161,10 @@ $(BENCHSTAT):
 $(CRD_APISERVER): e2e/crdapiserver/main.go e2e/crdapiserver/go.mod e2e/crdapiserver/go.sum
 	cd e2e/crdapiserver && $(GO) build -trimpath -o $@ .
 
+# The release as the module cache holds it, not the copy of its packages that go.mod
+# replaces it with (third_party/prometheus has no cmd/prometheus).
 $(PROMETHEUS3):
-	$(GO) mod download github.com/prometheus/prometheus
-	cd "$$($(GO) list -m -f '{{.Dir}}' github.com/prometheus/prometheus)" && \
+	cd "$$($(GO) mod download -json github.com/prometheus/prometheus@$(PROMETHEUS3_VER) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p')" && \
 	  GOWORK=off GOFLAGS=-mod=readonly $(GO) build -trimpath -o $@ ./cmd/prometheus
 
 $(STATICCHECK):

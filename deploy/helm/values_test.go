@@ -3,6 +3,7 @@ package helm
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -262,4 +263,35 @@ func TestInstallNotes(t *testing.T) {
 	// No RuntimeClass to be missing: none set, or NVML from the node's driver folder.
 	assert.NotContains(t, notes("runtimeClassName: \"\"\n"), "RuntimeClass")
 	assert.NotContains(t, notes("dcgm: {nvml: {from: hostPath}}\n"), "RuntimeClass")
+}
+
+// featureGates reach the collector as one --feature-gates argument, which it takes; a gate it
+// does not have fails the start with the gate's name, and the schema refuses what cannot be a
+// gate's name at all.
+func TestFeatureGates(t *testing.T) {
+	none, err := renderValues(t, "")
+	require.NoError(t, err)
+	for _, a := range containerArgs(t, none) {
+		assert.NotContains(t, a, "--feature-gates", "no gates given, no argument")
+	}
+
+	out, err := renderValues(t, "featureGates: [-modelplane.prometheusreceiver.alignedScrapes, +pdata.useProtoPooling]\n")
+	require.NoError(t, err)
+	args := containerArgs(t, out)
+	const want = "--feature-gates=-modelplane.prometheusreceiver.alignedScrapes,+pdata.useProtoPooling"
+	require.Contains(t, args, want)
+
+	_, err = renderValues(t, "featureGates: [--modelplane.prometheusreceiver.alignedScrapes]\n")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "at '/featureGates/0': '--modelplane.prometheusreceiver.alignedScrapes' does not match pattern")
+
+	bin := collectorBinaryFor(t, "the collector's answer to the argument")
+	if bin == "" {
+		return
+	}
+	res, err := exec.Command(bin, want, "validate", "--config=modelplane:default").CombinedOutput()
+	require.NoError(t, err, "%s", res)
+	res, err = exec.Command(bin, "--feature-gates=-modelplane.prometheusreceiver.alignedScrape", "validate", "--config=modelplane:default").CombinedOutput()
+	require.Error(t, err)
+	assert.Contains(t, string(res), `no such feature gate "modelplane.prometheusreceiver.alignedScrape"`)
 }
