@@ -1,5 +1,5 @@
 // Package prometheusreceiver is contrib's Prometheus receiver (type prometheus, v0.161.0,
-// unchanged), except in two ways. A target that keeps failing is not logged at every scrape:
+// unchanged), except in three ways. discovery_reload_on_startup is on by default. A target that keeps failing is not logged at every scrape:
 // its first failed scrape is logged as it comes, and so is a change of cause, but the same
 // failure again at most once every few minutes, with how many there were since. And the
 // targets that share a scrape interval are scraped together, at the multiples of the
@@ -52,7 +52,7 @@ var alignedScrapes = featuregate.GlobalRegistry().MustRegister(
 // NewFactory returns the factory of the prometheus receiver.
 func NewFactory() receiver.Factory {
 	f := contrib.NewFactory()
-	return receiver.NewFactory(f.Type(), f.CreateDefaultConfig,
+	return receiver.NewFactory(f.Type(), func() component.Config { return createDefaultConfig(f) },
 		receiver.WithMetrics(func(ctx context.Context, set receiver.Settings, cfg component.Config, next consumer.Metrics) (receiver.Metrics, error) {
 			c := repeatlog.New(repeatlog.Rule{
 				Message: failedScrape,
@@ -72,6 +72,17 @@ func NewFactory() receiver.Factory {
 			}
 			return &metrics{r, c}, nil
 		}, f.MetricsStability()))
+}
+
+// createDefaultConfig is contrib's default, but for discovery_reload_on_startup, which is on:
+// the scrape manager takes its first targets as discovery finds them, instead of at its
+// first reload 5 s later, so a start, and a reload that restarts the receivers (a new
+// mapping's scrape filter), leaves a gap of a scrape or so in the node's series, not 5 s
+// more. A config may still set it false.
+func createDefaultConfig(f receiver.Factory) component.Config {
+	cfg := f.CreateDefaultConfig().(*contrib.Config)
+	cfg.DiscoveryReloadOnStartup = true
+	return cfg
 }
 
 // metrics is the receiver, which logs the failed scrapes it holds once it has stopped, so

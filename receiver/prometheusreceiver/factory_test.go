@@ -31,8 +31,52 @@ import (
 func TestFactoryIsContribs(t *testing.T) {
 	f := NewFactory()
 	assert.Equal(t, "prometheus", f.Type().String())
-	assert.Equal(t, contrib.NewFactory().CreateDefaultConfig(), f.CreateDefaultConfig())
+	want := contrib.NewFactory().CreateDefaultConfig().(*contrib.Config)
+	require.False(t, want.DiscoveryReloadOnStartup, "contrib's default")
+	want.DiscoveryReloadOnStartup = true
+	assert.Equal(t, want, f.CreateDefaultConfig(), "contrib's default config, discovery_reload_on_startup on")
 	assert.Equal(t, contrib.NewFactory().MetricsStability(), f.MetricsStability())
+}
+
+// With the default config a target is scraped as soon as it is found, not at the scrape
+// manager's first reload 5 s after the start, as contrib's default has it (and a config that
+// sets discovery_reload_on_startup false still gets). A real receiver, a real HTTP server.
+func TestFirstScrapeAtStart(t *testing.T) {
+	untilFirstScrape := func(t *testing.T, conf map[string]any) time.Duration {
+		t.Helper()
+		first := make(chan time.Time, 1)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			select {
+			case first <- time.Now():
+			default:
+			}
+			_, _ = w.Write([]byte("vllm:num_requests_running 1\n"))
+		}))
+		t.Cleanup(srv.Close)
+		conf["config"] = map[string]any{"scrape_configs": []any{map[string]any{
+			"job_name":        "vllm",
+			"scrape_interval": "1s",
+			"static_configs":  []any{map[string]any{"targets": []any{strings.TrimPrefix(srv.URL, "http://")}}},
+		}}}
+		f := NewFactory()
+		cfg := f.CreateDefaultConfig()
+		require.NoError(t, confmap.NewFromStringMap(conf).Unmarshal(cfg))
+		rcv, err := f.CreateMetrics(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
+		require.NoError(t, err)
+		start := time.Now()
+		require.NoError(t, rcv.Start(context.Background(), componenttest.NewNopHost()))
+		t.Cleanup(func() { assert.NoError(t, rcv.Shutdown(context.Background())) })
+		select {
+		case at := <-first:
+			return at.Sub(start)
+		case <-time.After(30 * time.Second):
+			t.Fatal("no scrape in 30 s")
+			return 0
+		}
+	}
+	assert.Less(t, untilFirstScrape(t, map[string]any{}), 2*time.Second, "the default: at once")
+	assert.GreaterOrEqual(t, untilFirstScrape(t, map[string]any{"discovery_reload_on_startup": false}), 4*time.Second,
+		"set false: at the scrape manager's first reload, 5 s after the start")
 }
 
 // A target that keeps failing is logged once, and again at once when the cause changes,
@@ -150,7 +194,6 @@ func TestTargetsAreScrapedTogether(t *testing.T) {
 		f := NewFactory()
 		cfg := f.CreateDefaultConfig()
 		require.NoError(t, confmap.NewFromStringMap(map[string]any{
-			"discovery_reload_on_startup": true,
 			"config": map[string]any{"scrape_configs": []any{map[string]any{
 				"job_name":        "vllm",
 				"scrape_interval": interval.String(),
