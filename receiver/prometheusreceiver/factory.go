@@ -1,10 +1,10 @@
 // Package prometheusreceiver is contrib's Prometheus receiver (type prometheus, v0.161.0,
-// unchanged), except in three ways. discovery_reload_on_startup is on by default. A target that keeps failing is not logged at every scrape:
-// its first failed scrape is logged as it comes, and so is a change of cause, but the same
-// failure again at most once every few minutes, with how many there were since. And the
-// targets that share a scrape interval are scraped together, at the multiples of the
-// interval, instead of at offsets Prometheus spreads over it (feature gate
-// modelplane.prometheusreceiver.alignedScrapes).
+// unchanged), except in three ways. discovery_reload_on_startup is on by default. A target
+// that keeps failing is not logged at every scrape: its first failed scrape is logged as it
+// comes, and so is a change of cause, but the same failure again at most once every few
+// minutes, with how many there were since. And the targets that share a scrape interval are
+// scraped together, at the multiples of the interval, instead of at offsets Prometheus
+// spreads over it (feature gate modelplane.prometheusreceiver.alignedScrapes).
 package prometheusreceiver // import "github.com/modelplaneai/otelcol-modelplane/receiver/prometheusreceiver"
 
 import (
@@ -35,12 +35,12 @@ var repeatEvery = 5 * time.Minute
 var now = time.Now
 
 // alignedScrapes scrapes each target once as it is discovered and then at the multiples of
-// its interval on the wall clock. Prometheus spreads a server's targets over the interval, which keeps a server that
-// scrapes thousands from fetching them all at once; a node's collector scrapes its own
-// dozen, and each scrape at its own instant wakes the process again and hands its points
-// down the pipeline alone, which at 8 engines and 8 GPUs cost more than the scrapes' work
-// (docs/benchmarks.md). Together, a round costs about one wake-up, and its points reach the
-// batch processor within milliseconds of each other.
+// its interval on the wall clock. Prometheus spreads a server's targets over the interval,
+// which keeps a server that scrapes thousands from fetching them all at once; a node's
+// collector scrapes its own dozen, and each scrape at its own instant wakes the process
+// again and hands its points down the pipeline alone, which at 8 engines and 8 GPUs cost
+// about as much as the scrapes' own work (docs/benchmarks.md). Together, a round costs about
+// one wake-up, and its points reach the batch processor within milliseconds of each other.
 var alignedScrapes = featuregate.GlobalRegistry().MustRegister(
 	"modelplane.prometheusreceiver.alignedScrapes",
 	featuregate.StageBeta,
