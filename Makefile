@@ -164,7 +164,8 @@ $(CRD_APISERVER): e2e/crdapiserver/main.go e2e/crdapiserver/go.mod e2e/crdapiser
 # The release as the module cache holds it, not the copy of its packages that go.mod
 # replaces it with (third_party/prometheus has no cmd/prometheus).
 $(PROMETHEUS3):
-	cd "$$($(GO) mod download -json github.com/prometheus/prometheus@$(PROMETHEUS3_VER) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p')" && \
+	$(GO) mod download github.com/prometheus/prometheus@$(PROMETHEUS3_VER)
+	cd "$$($(GO) list -m -f '{{.Dir}}' github.com/prometheus/prometheus@$(PROMETHEUS3_VER))" && \
 	  GOWORK=off GOFLAGS=-mod=readonly $(GO) build -trimpath -o $@ ./cmd/prometheus
 
 $(STATICCHECK):
