@@ -11,8 +11,19 @@ COLLECTOR    := $(BIN)/otelcol-modelplane
 COLLECTOR_ARM64 := $(BIN)/linux-arm64/otelcol-modelplane
 CROSS_CC     := aarch64-linux-gnu-gcc
 TOOLS        := $(CURDIR)/.cache/bin
-BUILDER      := $(TOOLS)/builder
-BUILDER_VER  := v0.161.0
+# The collector release the distribution builds on, named here only: `make bump-release`
+# moves builder-config.yaml and go.mod to it, and `make check-generated` fails on a mismatch.
+CORE_VERSION    := v0.165.0
+STABLE_VERSION  := v1.71.0
+CONTRIB_VERSION := v0.165.1
+BUILDER      := $(TOOLS)/builder-$(CORE_VERSION)
+# The reference collector (bench/reference, its own module) stays at the release Modelplane
+# renders its OTTL pipeline for.
+REFERENCE_VERSION := v0.161.0
+REFERENCE_BUILDER := $(TOOLS)/builder-$(REFERENCE_VERSION)
+# mdatagen, from tools/go.mod: v0.161.0 is the newest release the module proxy serves.
+MDATAGEN     := $(TOOLS)/mdatagen
+REFERENCE_PIPELINE := $(BIN)/reference-pipeline
 BENCHSTAT    := $(TOOLS)/benchstat
 STATICCHECK  := $(TOOLS)/staticcheck
 # A Kubernetes API server for the tests of cluster_mappings (e2e/crdapiserver, its own module).
@@ -24,25 +35,23 @@ PROMETHEUS3_VER := $(shell awk '$$1 == "github.com/prometheus/prometheus" {print
 PROMETHEUS3     := $(TOOLS)/prometheus-$(PROMETHEUS3_VER)
 # Components whose internal/metadata, lifecycle tests and documentation.md mdatagen writes.
 MDATAGEN_DIRS := $(dir $(wildcard processor/*/metadata.yaml receiver/*/metadata.yaml))
-GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*' -not -path './e2e/crdapiserver/*') go.mod go.sum gcflags.txt $(shell find internal processor -name '*.yaml')
+GO_SOURCES   := $(shell find . -name '*.go' -not -path './.cache/*' -not -path './e2e/crdapiserver/*' -not -path './bench/reference/*' -not -path './tools/*') go.mod go.sum $(shell find internal processor -name '*.yaml')
 # The commit `--version` names, and whether the tree had changes not committed. Passed with
 # -X rather than left to Go's VCS stamping, which machines turn off (-buildvcs=false) where
 # git cannot read the checkout; .cache/commit changes with them, so a commit rebuilds.
 COMMIT_ID     := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LOCAL_CHANGES := $(shell git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo true)
 LDFLAGS       := -s -w -X main.commit=$(COMMIT_ID) -X main.localChanges=$(LOCAL_CHANGES)
-# Which of our packages are compiled without inlining (gcflags.txt says why).
-GCFLAGS       := $(shell sed '/^\#/d' gcflags.txt)
 
-.PHONY: all build build-arm64 cross-deps gpu-check image image-multiarch install package package-deps run bench-e2e perf-e2e test test-unit test-race e2e-deps generate check-generated lint bench tools clean
+.PHONY: all build build-arm64 cross-deps gpu-check image image-multiarch install package package-deps run bench-e2e perf-e2e bump-release test test-unit test-race e2e-deps generate check-generated lint bench tools clean
 
 all: build
 
 $(COLLECTOR): $(GO_SOURCES) .cache/commit
-	$(GO) build -trimpath -ldflags='$(LDFLAGS)' $(GCFLAGS) -tags $(TAGS) -o $@ ./cmd/otelcol-modelplane
+	$(GO) build -trimpath -ldflags='$(LDFLAGS)' -tags $(TAGS) -o $@ ./cmd/otelcol-modelplane
 
 $(COLLECTOR_ARM64): $(GO_SOURCES) .cache/commit | cross-deps
-	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=$(CROSS_CC) $(GO) build -trimpath -ldflags='$(LDFLAGS)' $(GCFLAGS) -tags $(TAGS) -o $@ ./cmd/otelcol-modelplane
+	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=$(CROSS_CC) $(GO) build -trimpath -ldflags='$(LDFLAGS)' -tags $(TAGS) -o $@ ./cmd/otelcol-modelplane
 
 # Rewritten only when the commit or the local-changes flag differs from the last build's.
 .cache/commit: FORCE
@@ -123,13 +132,14 @@ run: $(COLLECTOR) $(BIN)/demo-engines
 ## test: every test, from a clean clone (installs the tools it needs)
 test: check-generated lint test-unit test-race
 
-test-unit: $(COLLECTOR) $(COLLECTOR_ARM64) $(CRD_APISERVER) $(PROMETHEUS3) e2e-deps package-deps
-	CRD_APISERVER_BIN=$(CRD_APISERVER) PROMETHEUS3_BIN=$(PROMETHEUS3) OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) OTELCOL_MODELPLANE_BIN_ARM64=$(CURDIR)/$(COLLECTOR_ARM64) $(GO) test -tags $(TAGS) -count=1 -timeout 35m ./...
+test-unit: $(COLLECTOR) $(COLLECTOR_ARM64) $(CRD_APISERVER) $(PROMETHEUS3) $(REFERENCE_PIPELINE) e2e-deps package-deps
+	cd bench/reference && $(GO) test -count=1 ./pipeline/
+	REFERENCE_PIPELINE_BIN=$(CURDIR)/$(REFERENCE_PIPELINE) CRD_APISERVER_BIN=$(CRD_APISERVER) PROMETHEUS3_BIN=$(PROMETHEUS3) OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) OTELCOL_MODELPLANE_BIN_ARM64=$(CURDIR)/$(COLLECTOR_ARM64) $(GO) test -tags $(TAGS) -count=1 -timeout 35m ./...
 
 ## test-race: the in-process tests again under the race detector (the end-to-end tests drive
 ## the collector as a separate process, so they are left out)
-test-race: $(CRD_APISERVER)
-	CRD_APISERVER_BIN=$(CRD_APISERVER) $(GO) test -race -tags $(TAGS) -count=1 -timeout 15m $$($(GO) list ./... | grep -v /e2e$$)
+test-race: $(CRD_APISERVER) $(REFERENCE_PIPELINE)
+	REFERENCE_PIPELINE_BIN=$(CURDIR)/$(REFERENCE_PIPELINE) CRD_APISERVER_BIN=$(CRD_APISERVER) $(GO) test -race -tags $(TAGS) -count=1 -timeout 15m $$($(GO) list ./... | grep -v /e2e$$)
 
 ## e2e-deps: Debian's prometheus for the end-to-end tests (run as root, as CI does)
 e2e-deps:
@@ -150,8 +160,17 @@ cross-deps:
 	  echo "installing Debian's arm64 cross toolchain and qemu-user"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user >/dev/null; }
 
-$(BUILDER):
-	GOBIN=$(TOOLS) GOFLAGS=-mod=mod $(GO) install go.opentelemetry.io/collector/cmd/builder@$(BUILDER_VER)
+$(TOOLS)/builder-%:
+	GOBIN=$(TOOLS)/builder.$* GOFLAGS=-mod=mod $(GO) install go.opentelemetry.io/collector/cmd/builder@$*
+	mv $(TOOLS)/builder.$*/builder $@ && rmdir $(TOOLS)/builder.$*
+
+$(MDATAGEN): tools/go.mod tools/go.sum
+	cd tools && $(GO) build -o $@ go.opentelemetry.io/collector/cmd/mdatagen
+
+REFERENCE_SOURCES := $(shell find bench/reference -name '*.go') bench/reference/go.mod bench/reference/go.sum
+
+$(REFERENCE_PIPELINE): $(REFERENCE_SOURCES)
+	cd bench/reference && $(GO) build -trimpath -o $(CURDIR)/$@ ./cmd/reference-pipeline
 
 $(BENCHSTAT):
 	GOBIN=$(TOOLS) GOFLAGS=-mod=mod $(GO) install golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
@@ -161,8 +180,7 @@ $(BENCHSTAT):
 $(CRD_APISERVER): e2e/crdapiserver/main.go e2e/crdapiserver/go.mod e2e/crdapiserver/go.sum
 	cd e2e/crdapiserver && $(GO) build -trimpath -o $@ .
 
-# The release as the module cache holds it, not the copy of its packages that go.mod
-# replaces it with (third_party/prometheus has no cmd/prometheus).
+# The release as the module cache holds it, built under its own go.mod and go.sum.
 $(PROMETHEUS3):
 	$(GO) mod download github.com/prometheus/prometheus@$(PROMETHEUS3_VER)
 	cd "$$($(GO) list -m -f '{{.Dir}}' github.com/prometheus/prometheus@$(PROMETHEUS3_VER))" && \
@@ -171,10 +189,10 @@ $(PROMETHEUS3):
 $(STATICCHECK):
 	GOBIN=$(TOOLS) GOFLAGS=-mod=mod $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-tools: $(BUILDER) $(BENCHSTAT) $(STATICCHECK)
+tools: $(BUILDER) $(REFERENCE_BUILDER) $(MDATAGEN) $(BENCHSTAT) $(STATICCHECK)
 
-$(BIN)/otelcol-reference: $(GO_SOURCES) bench/reference/builder-config.yaml
-	$(GO) build -trimpath -ldflags='-s -w' -tags $(TAGS) -o $@ ./bench/reference/cmd/otelcol-reference
+$(BIN)/otelcol-reference: $(REFERENCE_SOURCES) bench/reference/builder-config.yaml
+	cd bench/reference && $(GO) build -trimpath -ldflags='-s -w' -tags $(TAGS) -o $(CURDIR)/$@ ./cmd/otelcol-reference
 
 ## bench-e2e: whole collectors side by side: ours against the reference on the same fleets
 bench-e2e: $(COLLECTOR) $(BIN)/otelcol-reference
@@ -190,16 +208,23 @@ perf-e2e:
 
 ## generate: regenerate cmd/otelcol-modelplane from builder-config.yaml, and each component's
 ## generated files from its metadata.yaml (mdatagen, a tool in go.mod)
-generate: $(BUILDER)
+generate: $(BUILDER) $(REFERENCE_BUILDER) $(MDATAGEN)
 	scripts/generate.sh $(BUILDER) builder-config.yaml cmd/otelcol-modelplane
-	scripts/generate.sh $(BUILDER) bench/reference/builder-config.yaml bench/reference/cmd/otelcol-reference
-	scripts/mdatagen.sh $(MDATAGEN_DIRS)
+	scripts/generate.sh $(REFERENCE_BUILDER) bench/reference/builder-config.yaml bench/reference/cmd/otelcol-reference
+	scripts/mdatagen.sh $(MDATAGEN) $(MDATAGEN_DIRS)
+
+## bump-release: move builder-config.yaml and go.mod to CORE_VERSION, STABLE_VERSION and
+## CONTRIB_VERSION, then regenerate; the upgrade is those three lines and this command
+bump-release:
+	scripts/release.sh bump $(CORE_VERSION) $(STABLE_VERSION) $(CONTRIB_VERSION)
+	$(MAKE) generate
 
 ## check-generated: fail when generated code is stale against builder-config.yaml or metadata.yaml
-check-generated: $(BUILDER)
+check-generated: $(BUILDER) $(REFERENCE_BUILDER) $(MDATAGEN)
+	scripts/release.sh check $(CORE_VERSION) $(STABLE_VERSION) $(CONTRIB_VERSION)
 	scripts/check-generated.sh $(BUILDER) builder-config.yaml cmd/otelcol-modelplane
-	scripts/check-generated.sh $(BUILDER) bench/reference/builder-config.yaml bench/reference/cmd/otelcol-reference
-	scripts/check-mdatagen.sh $(MDATAGEN_DIRS)
+	scripts/check-generated.sh $(REFERENCE_BUILDER) bench/reference/builder-config.yaml bench/reference/cmd/otelcol-reference
+	scripts/check-mdatagen.sh $(MDATAGEN) $(MDATAGEN_DIRS)
 
 ## lint: gofmt, go vet and staticcheck (v0.8.2, installed into .cache/bin)
 lint: $(STATICCHECK)
@@ -208,6 +233,7 @@ lint: $(STATICCHECK)
 	$(GO) vet -tags $(TAGS) ./...
 	$(STATICCHECK) -tags $(TAGS) ./...
 	cd e2e/crdapiserver && $(GO) vet ./... && $(STATICCHECK) ./...
+	cd bench/reference && $(GO) vet -tags $(TAGS) ./... && $(STATICCHECK) -tags $(TAGS) ./...
 
 ## bench: processor benchmarks, ours against the reference pipeline, through benchstat
 bench: $(BENCHSTAT)

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# check-mdatagen.sh DIR...: runs mdatagen over each component's metadata.yaml (mdatagen.sh)
+# check-mdatagen.sh MDATAGEN DIR...: runs mdatagen over each component's metadata.yaml (mdatagen.sh)
 # and fails on any difference with the committed files, leaving the folder as
 # it found it.
 set -euo pipefail
+mdatagen=$1
+shift
 status=0
 for dir in "$@"; do
   dir=${dir%/}
   snap=$(mktemp -d)
   cp -a "$dir/." "$snap/"
-  "$(dirname "$0")/mdatagen.sh" "$dir"
+  "$(dirname "$0")/mdatagen.sh" "$mdatagen" "$dir"
   if ! diff -ru "$snap" "$dir" >"$snap.diff"; then
     echo "stale: $dir differs from what mdatagen generates from $dir/metadata.yaml:"
     head -40 "$snap.diff"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# mdatagen.sh DIR...: runs mdatagen (go.mod's tool, v0.161.0) over each component's
+# mdatagen.sh MDATAGEN DIR...: runs mdatagen (tools/go.mod) over each component's
 # metadata.yaml, writing its internal/metadata, lifecycle tests and documentation.md.
 set -euo pipefail
+mdatagen=$1
+shift
 for dir in "$@"; do
-  (cd "$dir" && go tool mdatagen metadata.yaml)
+  (cd "$dir" && "$mdatagen" metadata.yaml)
 done

@@ -14,17 +14,16 @@ fleet=${1:-8x8}
 shift || true
 second=${SECOND:-reference}
 case $second in
-reference) second_bin=otelcol-reference; second_pkg=./bench/reference/cmd/otelcol-reference ;;
-floor) second_bin=scrapefloor; second_pkg=./bench/scrapefloor ;;
+reference) second_bin=otelcol-reference; second_mod=bench/reference; second_pkg=./cmd/otelcol-reference ;;
+floor) second_bin=scrapefloor; second_mod=.; second_pkg=./bench/scrapefloor ;;
 *) echo "perf-e2e.sh: SECOND=$second is neither reference nor floor" >&2; exit 1 ;;
 esac
 tags=remove_all_sd,enable_kubernetes_sd,grpcnotrace
 out=.cache/perf
 mkdir -p "$out"
 command -v perf >/dev/null || { echo "perf-e2e.sh: needs Linux perf (linux-perf)" >&2; exit 1; }
-# shellcheck disable=SC2046 # one flag per line of the file
-go build -trimpath $(sed '/^#/d' gcflags.txt) -tags "$tags" -o "$out/otelcol-modelplane" ./cmd/otelcol-modelplane
-go build -trimpath -tags "$tags" -o "$out/$second_bin" "$second_pkg"
+go build -trimpath -tags "$tags" -o "$out/otelcol-modelplane" ./cmd/otelcol-modelplane
+(cd "$second_mod" && go build -trimpath -tags "$tags" -o "$OLDPWD/$out/$second_bin" "$second_pkg")
 
 go run ./bench/e2e -ours "$out/otelcol-modelplane" -reference "$out/$second_bin" \
   -fleets "$fleet" -reps 1 -run 75s -idle 0 "$@" >"$out/run-$second-$fleet.txt" &

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/collectorreload"
-	"github.com/modelplaneai/otelcol-modelplane/internal/startuppages"
 )
 
 // The collector reloads its configuration on SIGHUP. The mapping processor uses that to
@@ -27,24 +26,13 @@ func init() {
 	// The collector starts handling SIGHUP only once its pipelines run; until then the signal's
 	// default action would end the process. Listening here (the buffer of one drops repeats)
 	// makes an early SIGHUP harmless.
-	hups := make(chan os.Signal, 1)
-	signal.Notify(hups, syscall.SIGHUP)
-	go afterEachSIGHUP(hups)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
 	collectorreload.Set(func() error {
 		if err := reloadWouldLoad(os.Args[1:]); err != nil {
 			return err
 		}
 		return syscall.Kill(os.Getpid(), syscall.SIGHUP)
 	})
-}
-
-// afterEachSIGHUP releases the start-up pages again after every SIGHUP, the collector's own
-// and an operator's (`kill -HUP`, `systemctl reload`) alike: the reload that follows builds
-// the pipelines anew and maps the code that start-up read again.
-func afterEachSIGHUP(hups <-chan os.Signal) {
-	for range hups {
-		startuppages.AfterReload()
-	}
 }
 
 // reloadWouldLoad validates, in a child process of this binary, the configuration a reload

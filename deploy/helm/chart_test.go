@@ -151,9 +151,6 @@ func decodeStrictly(t *testing.T, body string) {
 func validateCollectorConfig(t *testing.T, out map[string]string) {
 	t.Helper()
 	bin := collectorBinaryFor(t, "collector config not validated")
-	if bin == "" {
-		return
-	}
 	res, cfg, err := runValidate(t, bin, out, nil)
 	assert.NoError(t, err, "otelcol-modelplane validate:\n%s\n%s", res, cfg)
 	assert.NotContains(t, res, "in no pipeline", "every exporter the chart renders is in its pipeline")
@@ -183,13 +180,13 @@ func collectorBinary(t *testing.T) string {
 	return bin
 }
 
-// collectorBinaryFor is the collector `make test` builds, or "" after a line in the test's log
-// that says what is not run without it (the rest of the test runs).
+// collectorBinaryFor is the collector `make test` builds; without it the test is skipped, saying
+// what it did not check (what ran before the call has passed).
 func collectorBinaryFor(t *testing.T, what string) string {
 	t.Helper()
 	bin := os.Getenv("OTELCOL_MODELPLANE_BIN")
 	if bin == "" {
-		t.Logf("OTELCOL_MODELPLANE_BIN not set: %s (make test sets it)", what)
+		t.Skipf("OTELCOL_MODELPLANE_BIN is unset, so %s is not checked (make test sets it)", what)
 	}
 	return bin
 }
@@ -671,9 +668,6 @@ func TestSelfTelemetry(t *testing.T) {
 // own metrics where a PodMonitor would: the pod IP, here 127.0.0.1, on the chart's port.
 func serveSelfTelemetry(t *testing.T) {
 	bin := collectorBinaryFor(t, "self-telemetry not served")
-	if bin == "" {
-		return
-	}
 	port := freeport.Port(t)
 	out, err := renderValues(t, fmt.Sprintf("selfTelemetry: {port: %d}\n", port))
 	require.NoError(t, err)
@@ -787,9 +781,6 @@ func TestGrafanaDashboards(t *testing.T) {
 // node by node. Now the collector fails to start, naming the file; with the key, it runs.
 func TestMissingTokenKeyFailsTheStart(t *testing.T) {
 	bin := collectorBinaryFor(t, "the missing token key not run")
-	if bin == "" {
-		return
-	}
 	out, err := renderValues(t, "sinks: [{name: mimir, type: prometheus_remote_write, endpoint: http://127.0.0.1:1/api/v1/write, secretRef: {name: mimir-token}, auth: {bearerTokenKey: token}}]\n")
 	require.NoError(t, err)
 	rendered := renderedConfig(t, out)

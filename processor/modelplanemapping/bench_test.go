@@ -2,13 +2,15 @@ package modelplanemapping
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/featuregate"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/processor"
@@ -58,10 +60,24 @@ func oursWith(b *testing.B, extra []metricmapping.MetricMapping) processor.Metri
 	return p
 }
 
-func referenceWith(b *testing.B, extra []metricmapping.MetricMapping) processor.Metrics {
-	procs := anchorPipeline(b, "prod")
-	procs["transform/modelplane"] = ottlFromMappings(append(anchorMappings(b), extra...))
-	return newReferenceChain(b, procs, consumertest.NewNop())
+// TestWriteReferenceBenchInputs writes the busy-node batch and the reference chain's configs
+// for the benchmarks' entry counts to $REFERENCE_BENCH_INPUTS, where the reference's side of
+// the benchmarks (bench/reference/pipeline) reads them; scripts/bench.sh runs both.
+func TestWriteReferenceBenchInputs(t *testing.T) {
+	dir := os.Getenv("REFERENCE_BENCH_INPUTS")
+	if dir == "" {
+		t.Skip("REFERENCE_BENCH_INPUTS is unset: scripts/bench.sh sets it")
+	}
+	raw, err := (&pmetric.ProtoMarshaler{}).MarshalMetrics(busyNode(t))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "busynode.pb"), raw, 0o644))
+	for _, n := range []int{29, 30, 300, 3000} {
+		procs := anchorPipeline(t, "prod")
+		procs["transform/modelplane"] = ottlFromMappings(append(anchorMappings(t), padding(n-29)...))
+		raw, err := json.Marshal(procs)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("entries-%d.json", n)), raw, 0o644))
+	}
 }
 
 // runBatches feeds a fresh copy of the batch per iteration to p.
@@ -103,20 +119,20 @@ func runChunked(b *testing.B, in pmetric.Metrics, f func(pmetric.Metrics)) {
 	b.StopTimer()
 }
 
-// BenchmarkBusyNode: ours against the reference chain on one DaemonSet scrape round.
+// BenchmarkBusyNode: ours on one DaemonSet scrape round; bench/reference/pipeline has the
+// reference chain's side under the same name.
 func BenchmarkBusyNode(b *testing.B) {
 	in := busyNode(b)
 	b.Run("impl=modelplane_mapping", func(b *testing.B) { runBatches(b, oursWith(b, nil), in) })
-	b.Run("impl=reference", func(b *testing.B) { runBatches(b, referenceWith(b, nil), in) })
 }
 
-// BenchmarkGrowth: the same batch with 30, 300 and 3000 mapping entries.
+// BenchmarkGrowth: the same batch with 30, 300 and 3000 mapping entries (the reference's side
+// as for BenchmarkBusyNode).
 func BenchmarkGrowth(b *testing.B) {
 	in := busyNode(b)
 	for _, n := range []int{30, 300, 3000} {
 		extra := padding(n - 29) // the 29 anchor entries are always there
 		b.Run(fmt.Sprintf("entries=%d/impl=modelplane_mapping", n), func(b *testing.B) { runBatches(b, oursWith(b, extra), in) })
-		b.Run(fmt.Sprintf("entries=%d/impl=reference", n), func(b *testing.B) { runBatches(b, referenceWith(b, extra), in) })
 	}
 }
 

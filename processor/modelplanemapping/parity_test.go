@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.yaml.in/yaml/v3"
 
@@ -57,20 +56,6 @@ func setCluster(md pmetric.Metrics, cluster string) {
 	for i := 0; i < md.ResourceMetrics().Len(); i++ {
 		md.ResourceMetrics().At(i).Resource().Attributes().PutStr("cluster", cluster)
 	}
-}
-
-// runReference runs the reference chain on a copy of in, which it leaves as it is for ours.
-func runReference(t testing.TB, procs map[string]any, in pmetric.Metrics) pmetric.Metrics {
-	sink := new(consumertest.MetricsSink)
-	ref := newReferenceChain(t, procs, sink)
-	cp := pmetric.NewMetrics()
-	in.CopyTo(cp)
-	require.NoError(t, ref.ConsumeMetrics(context.Background(), cp))
-	out := pmetric.NewMetrics()
-	for _, md := range sink.AllMetrics() {
-		md.ResourceMetrics().MoveAndAppendTo(out.ResourceMetrics())
-	}
-	return out
 }
 
 // The shared expositions, as the Prometheus receiver emits them, give the same series

@@ -1,52 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package modelplanemapping
 
 // The reference: the processor chain Modelplane renders for the contrib collector
-// (testdata/anchor/modelplane-pipeline.yaml), built from the contrib processors at v0.161.0,
-// which are test-only dependencies. Parity tests and benchmarks run it beside ours.
+// (testdata/anchor/modelplane-pipeline.yaml), built from contrib's OTTL processors at the
+// release Modelplane renders for. It lives in its own module (bench/reference), so these
+// tests run it as a process, bench/reference/cmd/reference-pipeline, one per test binary.
 
 import (
-	"context"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
-	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/filterprocessor"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/groupbyattrsprocessor"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/resourceprocessor"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/transformprocessor"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
-	"go.opentelemetry.io/collector/processor"
-	"go.opentelemetry.io/collector/processor/processortest"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/internal/units"
 )
 
-const anchorDir = "../../testdata/anchor"
+// referenceProcess is the running reference-pipeline, started by the first test that needs it
+// and ended with the test binary (its standard input closes).
+var referenceProcess = sync.OnceValues(startReference)
 
-// referenceOrder is Modelplane's processor order in the metrics pipeline.
-var referenceOrder = []string{"resource/cluster", "transform/identity", "transform/modelplane", "groupbyattrs/identity", "filter/modelplane"}
-
-var referenceFactories = map[string]processor.Factory{
-	"resource":     resourceprocessor.NewFactory(),
-	"transform":    transformprocessor.NewFactory(),
-	"groupbyattrs": groupbyattrsprocessor.NewFactory(),
-	"filter":       filterprocessor.NewFactory(),
+type referenceClient struct {
+	mu  sync.Mutex
+	in  io.Writer
+	out io.Reader
 }
+
+// startReference runs $REFERENCE_PIPELINE_BIN (the Makefile builds it), or builds the
+// program from bench/reference when that is unset, which takes a few minutes on a cold cache.
+func startReference() (*referenceClient, error) {
+	bin := os.Getenv("REFERENCE_PIPELINE_BIN")
+	if bin == "" {
+		dir, err := os.MkdirTemp("", "reference-pipeline")
+		if err != nil {
+			return nil, err
+		}
+		bin = filepath.Join(dir, "reference-pipeline")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/reference-pipeline")
+		build.Dir = "../../bench/reference"
+		if out, err := build.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("REFERENCE_PIPELINE_BIN is unset, and building bench/reference/cmd/reference-pipeline failed: %w\n%s", err, out)
+		}
+	}
+	cmd := exec.Command(bin)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the reference pipeline %s: %w", bin, err)
+	}
+	return &referenceClient{in: in, out: out}, nil
+}
+
+// runReference runs the reference chain, configured by procs, on in, which it leaves as it is.
+func runReference(t testing.TB, procs map[string]any, in pmetric.Metrics) pmetric.Metrics {
+	t.Helper()
+	c, err := referenceProcess()
+	require.NoError(t, err)
+	rawCfg, err := json.Marshal(procs)
+	require.NoError(t, err)
+	rawMD, err := (&pmetric.ProtoMarshaler{}).MarshalMetrics(in)
+	require.NoError(t, err)
+	var req bytes.Buffer
+	for _, b := range [][]byte{rawCfg, rawMD} {
+		req.Write(binary.BigEndian.AppendUint32(nil, uint32(len(b))))
+		req.Write(b)
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, err = c.in.Write(req.Bytes())
+	require.NoError(t, err, "writing to the reference pipeline")
+	var head [5]byte
+	_, err = io.ReadFull(c.out, head[:])
+	require.NoError(t, err, "reading from the reference pipeline")
+	payload := make([]byte, binary.BigEndian.Uint32(head[1:]))
+	_, err = io.ReadFull(c.out, payload)
+	require.NoError(t, err, "reading from the reference pipeline")
+	require.Zero(t, head[0], "the reference pipeline: %s", payload)
+	out, err := (&pmetric.ProtoUnmarshaler{}).UnmarshalMetrics(payload)
+	require.NoError(t, err)
+	return out
+}
+
+const anchorDir = "../../testdata/anchor"
 
 // anchorPipeline reads the reference pipeline with CLUSTER_NAME set to cluster.
 func anchorPipeline(t testing.TB, cluster string) map[string]any {
@@ -58,32 +120,6 @@ func anchorPipeline(t testing.TB, cluster string) map[string]any {
 	}
 	require.NoError(t, yaml.Unmarshal([]byte(strings.ReplaceAll(string(raw), "${env:CLUSTER_NAME}", cluster)), &doc))
 	return doc.Processors
-}
-
-// newReferenceChain builds the reference chain from processor configs in Modelplane's
-// order, ending in next.
-func newReferenceChain(t testing.TB, procs map[string]any, next consumer.Metrics) processor.Metrics {
-	t.Helper()
-	var head consumer.Metrics = next
-	var started []processor.Metrics
-	for i := len(referenceOrder) - 1; i >= 0; i-- {
-		id := referenceOrder[i]
-		f := referenceFactories[strings.Split(id, "/")[0]]
-		cfg := f.CreateDefaultConfig()
-		require.NoError(t, confmap.NewFromStringMap(procs[id].(map[string]any)).Unmarshal(cfg), id)
-		require.NoError(t, confmap.Validate(cfg), id)
-		p, err := f.CreateMetrics(context.Background(), processortest.NewNopSettings(f.Type()), cfg, head)
-		require.NoError(t, err, id)
-		require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
-		started = append(started, p)
-		head = p
-	}
-	t.Cleanup(func() {
-		for _, p := range started {
-			require.NoError(t, p.Shutdown(context.Background()))
-		}
-	})
-	return head.(processor.Metrics)
 }
 
 // ottlFromMappings renders mappings to the transform/modelplane config by Modelplane's
@@ -130,7 +166,7 @@ func ottlFromMappings(mappings []metricmapping.MetricMapping) map[string]any {
 			rename = append(rename, fmt.Sprintf("set(metric.name, %s) where metric.name == %s", q(e.To), q(name)))
 		}
 	}
-	var groups []any
+	groups := []any{}
 	add := func(ctx string, ignore bool, stmts []any) {
 		if len(stmts) == 0 {
 			return

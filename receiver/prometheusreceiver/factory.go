@@ -1,10 +1,8 @@
-// Package prometheusreceiver is contrib's Prometheus receiver (type prometheus, v0.161.0,
-// unchanged), except in three ways. discovery_reload_on_startup is on by default. A target
-// that keeps failing is not logged at every scrape: its first failed scrape is logged as it
-// comes, and so is a change of cause, but the same failure again at most once every few
-// minutes, with how many there were since. And the targets that share a scrape interval are
-// scraped together, at the multiples of the interval, instead of at offsets Prometheus
-// spreads over it (feature gate modelplane.prometheusreceiver.alignedScrapes).
+// Package prometheusreceiver is contrib's Prometheus receiver (type prometheus, unchanged),
+// except in two ways. discovery_reload_on_startup is on by default. A target that keeps
+// failing is not logged at every scrape: its first failed scrape is logged as it comes, and so
+// is a change of cause, but the same failure again at most once every few minutes, with how
+// many there were since.
 package prometheusreceiver // import "github.com/modelplaneai/otelcol-modelplane/receiver/prometheusreceiver"
 
 import (
@@ -13,10 +11,8 @@ import (
 	"time"
 
 	contrib "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/prometheusreceiver"
-	"github.com/prometheus/prometheus/scrape"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
-	"go.opentelemetry.io/collector/featuregate"
 	"go.opentelemetry.io/collector/receiver"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
@@ -34,21 +30,6 @@ var repeatEvery = 5 * time.Minute
 // now is the clock of the condensed log; tests move it.
 var now = time.Now
 
-// alignedScrapes scrapes each target once as it is discovered and then at the multiples of
-// its interval on the wall clock. Prometheus spreads a server's targets over the interval,
-// which keeps a server that scrapes thousands from fetching them all at once; a node's
-// collector scrapes its own dozen, and each scrape at its own instant wakes the process
-// again and hands its points down the pipeline alone, which at 8 engines and 8 GPUs cost
-// about as much as the scrapes' own work (docs/benchmarks.md). Together, a round costs about
-// one wake-up, and its points reach the batch processor within milliseconds of each other.
-var alignedScrapes = featuregate.GlobalRegistry().MustRegister(
-	"modelplane.prometheusreceiver.alignedScrapes",
-	featuregate.StageBeta,
-	featuregate.WithRegisterFromVersion("v0.1.0"),
-	featuregate.WithRegisterDescription("The prometheus receiver scrapes the targets that share an interval together, at the "+
-		"interval's multiples on the wall clock, instead of at offsets spread over the interval as Prometheus does"),
-)
-
 // NewFactory returns the factory of the prometheus receiver.
 func NewFactory() receiver.Factory {
 	f := contrib.NewFactory()
@@ -63,9 +44,6 @@ func NewFactory() receiver.Factory {
 					"with how many there were; otelcol_processor_modelplane_mapping_scrapes_failed counts each one", repeatEvery),
 			}, now)
 			set.Logger = set.Logger.WithOptions(c.Option())
-			// Read by each scrape loop as it starts, which is after Start; the gate is
-			// process-wide, so one setting holds for every prometheus receiver.
-			scrape.SetAlignedOffsets(alignedScrapes.IsEnabled())
 			r, err := f.CreateMetrics(ctx, set, cfg, next)
 			if err != nil {
 				return nil, err
@@ -86,18 +64,13 @@ func createDefaultConfig(f receiver.Factory) component.Config {
 }
 
 // metrics is the receiver, which logs the failed scrapes it holds once it has stopped, so
-// that a stopped collector's log adds up. (Its methods are spelled out: a wrapper that
-// embedded the receiver would have the compiler generate them twice.)
+// that a stopped collector's log adds up.
 type metrics struct {
-	receiver  receiver.Metrics
+	receiver.Metrics
 	condensed *repeatlog.Condenser
-}
-
-func (r *metrics) Start(ctx context.Context, host component.Host) error {
-	return r.receiver.Start(ctx, host)
 }
 
 func (r *metrics) Shutdown(ctx context.Context) error {
 	defer r.condensed.Flush()
-	return r.receiver.Shutdown(ctx)
+	return r.Metrics.Shutdown(ctx)
 }

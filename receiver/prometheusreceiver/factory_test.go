@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,7 +15,6 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer/consumertest"
-	"go.opentelemetry.io/collector/featuregate"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/receiver/receivertest"
@@ -165,98 +163,4 @@ func failedScrapes(sink *consumertest.MetricsSink) int {
 		})
 	}
 	return n
-}
-
-// The targets of a job are scraped together: the first round at once, the next on the
-// multiples of the interval, whatever Prometheus' offsets for them would have been. With
-// the gate off, the release's offsets spread them over the interval. Real receivers scrape
-// eight real HTTP servers every second.
-func TestTargetsAreScrapedTogether(t *testing.T) {
-	const interval = time.Second
-	// A scrape's request arrives a few milliseconds after its tick, more on a loaded machine
-	// or under the race detector.
-	const late = 150 * time.Millisecond
-	phases := func(t *testing.T) [][]time.Duration {
-		t.Helper()
-		var mu sync.Mutex
-		arrived := make([][]time.Time, 8)
-		var targets []any
-		for i := range arrived {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-				mu.Lock()
-				arrived[i] = append(arrived[i], time.Now())
-				mu.Unlock()
-				_, _ = w.Write([]byte("vllm:num_requests_running 1\n"))
-			}))
-			t.Cleanup(srv.Close)
-			targets = append(targets, strings.TrimPrefix(srv.URL, "http://"))
-		}
-		f := NewFactory()
-		cfg := f.CreateDefaultConfig()
-		require.NoError(t, confmap.NewFromStringMap(map[string]any{
-			"config": map[string]any{"scrape_configs": []any{map[string]any{
-				"job_name":        "vllm",
-				"scrape_interval": interval.String(),
-				"scrape_timeout":  interval.String(),
-				"static_configs":  []any{map[string]any{"targets": targets}},
-			}}},
-		}).Unmarshal(cfg))
-		rcv, err := f.CreateMetrics(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, consumertest.NewNop())
-		require.NoError(t, err)
-		require.NoError(t, rcv.Start(context.Background(), componenttest.NewNopHost()))
-		require.Eventually(t, func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			for _, a := range arrived {
-				if len(a) < 4 {
-					return false
-				}
-			}
-			return true
-		}, 30*time.Second, 50*time.Millisecond)
-		require.NoError(t, rcv.Shutdown(context.Background()))
-		mu.Lock()
-		defer mu.Unlock()
-		// Of each target, how long after the first target's first scrape its first one came,
-		// and where in the interval its second and third fell.
-		out := make([][]time.Duration, len(arrived))
-		first := arrived[0][0]
-		for _, a := range arrived {
-			first = minTime(first, a[0])
-		}
-		for i, a := range arrived {
-			out[i] = []time.Duration{a[0].Sub(first), time.Duration(a[1].UnixNano() % int64(interval)), time.Duration(a[2].UnixNano() % int64(interval))}
-		}
-		return out
-	}
-
-	t.Run("aligned", func(t *testing.T) {
-		require.True(t, alignedScrapes.IsEnabled(), "on by default")
-		for i, p := range phases(t) {
-			assert.Less(t, p[0], late, "target %d: the first round at once, together", i)
-			assert.Less(t, p[1], late, "target %d: the second scrape on a multiple of the interval", i)
-			assert.Less(t, p[2], late, "target %d: the third scrape on a multiple of the interval", i)
-		}
-	})
-	t.Run("gate off", func(t *testing.T) {
-		require.NoError(t, featuregate.GlobalRegistry().Set(alignedScrapes.ID(), false))
-		t.Cleanup(func() { require.NoError(t, featuregate.GlobalRegistry().Set(alignedScrapes.ID(), true)) })
-		// Prometheus' offsets come from each target's hash, so where they fall is not known
-		// beforehand; that all eight land in the same 150 ms of a second is a chance of
-		// 0.15^7, about 2 in a million.
-		onMultiple := 0
-		for _, p := range phases(t) {
-			if p[1] < late && p[2] < late {
-				onMultiple++
-			}
-		}
-		assert.Less(t, onMultiple, 8, "the release's offsets spread the targets over the interval")
-	})
-}
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
 }
