@@ -132,9 +132,9 @@ run: $(COLLECTOR) $(BIN)/demo-engines
 ## test: every test, from a clean clone (installs the tools it needs)
 test: check-generated lint test-unit test-race
 
-test-unit: $(COLLECTOR) $(COLLECTOR_ARM64) $(CRD_APISERVER) $(PROMETHEUS3) $(REFERENCE_PIPELINE) e2e-deps package-deps
+test-unit: $(COLLECTOR) $(COLLECTOR_ARM64) $(CRD_APISERVER) $(PROMETHEUS3) $(REFERENCE_PIPELINE) $(BUILDER) e2e-deps package-deps
 	cd bench/reference && $(GO) test -count=1 ./pipeline/
-	REFERENCE_PIPELINE_BIN=$(CURDIR)/$(REFERENCE_PIPELINE) CRD_APISERVER_BIN=$(CRD_APISERVER) PROMETHEUS3_BIN=$(PROMETHEUS3) OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) OTELCOL_MODELPLANE_BIN_ARM64=$(CURDIR)/$(COLLECTOR_ARM64) $(GO) test -tags $(TAGS) -count=1 -timeout 35m ./...
+	BUILDER_BIN=$(BUILDER) REFERENCE_PIPELINE_BIN=$(CURDIR)/$(REFERENCE_PIPELINE) CRD_APISERVER_BIN=$(CRD_APISERVER) PROMETHEUS3_BIN=$(PROMETHEUS3) OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) OTELCOL_MODELPLANE_BIN_ARM64=$(CURDIR)/$(COLLECTOR_ARM64) $(GO) test -tags $(TAGS) -count=1 -timeout 35m ./...
 
 ## test-race: the in-process tests again under the race detector (the end-to-end tests drive
 ## the collector as a separate process, so they are left out)

@@ -154,8 +154,8 @@ func TestCollectorDashboard(t *testing.T) {
 	useCollectorMetrics(t, exprs)
 }
 
-// useCollectorMetrics checks that every expression selects metrics, each one the collector at
-// v0.161.0 documents: the standard receiver, exporter and process metrics from the collector's
+// useCollectorMetrics checks that every expression selects metrics, each one the collector
+// documents: the standard receiver, exporter and process metrics from the collector's
 // helpers and service, and this distribution's components' own.
 func useCollectorMetrics(t *testing.T, exprs []string) {
 	t.Helper()

@@ -259,7 +259,7 @@ func TestNoReloadOntoABrokenConfig(t *testing.T) {
 	})
 	out := f.col.out.String()
 	assert.Contains(t, out, "Could not reload the collector's configuration")
-	assert.Contains(t, out, `unknown key \"target_infos\"`, "the reason, from validating the configuration")
+	assert.Contains(t, out, `has invalid keys: target_infos`, "the reason, from validating the configuration")
 	assert.NotContains(t, out, `"signal": "hangup"`)
 	// Still running, and the series it had keep arriving.
 	require.Nil(t, f.col.cmd.ProcessState)

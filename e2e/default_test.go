@@ -194,7 +194,11 @@ func TestVersionNamesTheCommit(t *testing.T) {
 	out, err := exec.Command(collectorBin, "--version").CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Contains(t, string(out), "otelcol-modelplane version 0.1.0 (commit "+strings.TrimSpace(string(head)))
-	assert.Contains(t, string(out), "OpenTelemetry Collector v0.161.0)")
+	mod, err := os.ReadFile(filepath.Join(repoRoot(), "go.mod"))
+	require.NoError(t, err)
+	otelcol := regexp.MustCompile(`(?m)^\s*go\.opentelemetry\.io/collector/otelcol (v\S+)`).FindSubmatch(mod)
+	require.NotNil(t, otelcol, "go.mod requires go.opentelemetry.io/collector/otelcol")
+	assert.Contains(t, string(out), "OpenTelemetry Collector "+string(otelcol[1])+")")
 }
 
 // The built binary's help starts with what the collector's own help cannot say: that it runs

@@ -15,7 +15,6 @@ import (
 	queuestorage "github.com/modelplaneai/otelcol-modelplane/internal/queuestorage"
 	replicacheck "github.com/modelplaneai/otelcol-modelplane/internal/replicacheck"
 	scrapefilter "github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
-	unknownkeys "github.com/modelplaneai/otelcol-modelplane/internal/unknownkeys"
 	unusedexporters "github.com/modelplaneai/otelcol-modelplane/internal/unusedexporters"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
@@ -44,7 +43,6 @@ func main() {
 				},
 				ConverterFactories: []confmap.ConverterFactory{
 					scrapefilter.NewFactory(),
-					unknownkeys.NewFactory(),
 					endpointcheck.NewFactory(),
 					identitylabels.NewFactory(),
 					unusedexporters.NewFactory(),
@@ -62,7 +60,6 @@ func main() {
 			defaultconfig.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		},
 		ConverterModules: []string{
-			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			"github.com/modelplaneai/otelcol-modelplane v0.0.0",

@@ -34,7 +34,7 @@ var defaultGates = []string{
 	// A 429 from the backend (a Mimir tenant over its ingestion rate, VictoriaMetrics' rate
 	// limit) is retried with the exporter's retry_on_failure backoff, as Prometheus' own
 	// remote write does, instead of dropping the batch as a permanent error, which the
-	// exporter does with the gate off (alpha since v0.101.0, and so off, at v0.161.0).
+	// exporter does with the gate off (alpha since v0.101.0, and so off, through v0.165.1).
 	"exporter.prometheusremotewritexporter.RetryOn429",
 	// A reload that changes only receivers restarts only the receivers (alpha since v0.157.0;
 	// its receiver phase, service.partialReloadReceivers, is beta and on). The reloads this

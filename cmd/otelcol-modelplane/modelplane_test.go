@@ -222,20 +222,20 @@ func TestPrintDefaultConfig(t *testing.T) {
 
 // make check-generated fails when builder-config.yaml changes without `make generate`.
 func TestCheckGeneratedDetectsStaleCode(t *testing.T) {
-	builder := filepath.Join("..", "..", ".cache", "bin", "builder")
-	if _, err := os.Stat(builder); err != nil {
-		t.Skip("builder not installed: run through `make test`, which installs it")
+	builder := os.Getenv("BUILDER_BIN")
+	if builder == "" {
+		t.Skip("BUILDER_BIN is unset: `make test` installs the builder and sets it")
 	}
 	raw, err := os.ReadFile("../../builder-config.yaml")
 	require.NoError(t, err)
-	changed := strings.Replace(string(raw), "  - gomod: go.opentelemetry.io/collector/exporter/debugexporter v0.161.0\n", "", 1)
+	changed := regexp.MustCompile(`(?m)^  - gomod: go.opentelemetry.io/collector/exporter/debugexporter .*\n`).ReplaceAllString(string(raw), "")
 	require.NotEqual(t, string(raw), changed)
 	cfgPath := filepath.Join("..", "..", "builder-config.stale-test.yaml")
 	require.NoError(t, os.WriteFile(cfgPath, []byte(changed), 0o600))
 	t.Cleanup(func() { _ = os.Remove(cfgPath) })
 
 	run := func(config string) (string, error) {
-		cmd := exec.Command("scripts/check-generated.sh", ".cache/bin/builder", config, "cmd/otelcol-modelplane")
+		cmd := exec.Command("scripts/check-generated.sh", builder, config, "cmd/otelcol-modelplane")
 		cmd.Dir = filepath.Join("..", "..")
 		out, err := cmd.CombinedOutput()
 		return string(out), err

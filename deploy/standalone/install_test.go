@@ -189,7 +189,7 @@ service:
 	out, err := systemctlReload()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "validate")
-	assert.Contains(t, out, `unknown key "endpiont"`)
+	assert.Contains(t, out, `has invalid keys: endpiont`)
 	time.Sleep(2 * time.Second)
 	select {
 	case err := <-exited:

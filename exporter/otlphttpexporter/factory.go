@@ -1,5 +1,5 @@
 // Package otlphttpexporter is the collector's OTLP/HTTP exporter (type otlp_http, alias
-// otlphttp, v0.161.0, unchanged), except for what it says while its endpoint fails: the
+// otlphttp, unchanged), except for what it says while its endpoint fails: the
 // collector's retry logs every retry ("Exporting failed. Will retry the request after
 // interval.", every few seconds for as long as a backend is down, from each of the sending
 // queue's consumers), and nothing when the endpoint takes data again. This one logs a retry

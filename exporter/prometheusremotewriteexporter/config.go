@@ -15,7 +15,7 @@ const queueKey = "sending_queue"
 
 // Config is contrib's configuration, every key of it as contrib reads it, and a sending
 // queue that can be persistent: contrib's remote_write_queue lives in memory, and its `wal`
-// delivered nothing in our tests at v0.161.0, so a collector restarted during an outage lost
+// delivered nothing in our tests (contrib v0.161.0), so a collector restarted during an outage lost
 // what it had queued.
 type Config struct {
 	contrib.Config `mapstructure:",squash"`

@@ -1,5 +1,5 @@
 // Package prometheusremotewriteexporter is contrib's Prometheus remote write exporter (type
-// prometheus_remote_write, alias prometheusremotewrite, v0.161.0), except for what it says
+// prometheus_remote_write, alias prometheusremotewrite), except for what it says
 // while its endpoint fails, and one key more. Contrib's says nothing at all while the endpoint refuses
 // connections or does not answer in time, for as long as the batch's timeout (10 minutes in
 // this distribution's settings), and logs an error for every retry of a 5xx answer. This one

@@ -85,8 +85,7 @@ func TestSendingQueueMistakesAreNamed(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "compression type must be snappy")
 
-	// A key the queue does not know is refused by name. (One beside contrib's keys is refused
-	// by the distribution's unknown-key check, internal/unknownkeys, as contrib's own are.)
+	// A key the queue does not know is refused by name.
 	cfg := NewFactory().CreateDefaultConfig().(*Config)
 	err = confmap.NewFromStringMap(map[string]any{"endpoint": "http://p:9090/api/v1/write", "sending_queue": map[string]any{"storag": "file_storage"}}).Unmarshal(cfg)
 	require.Error(t, err)
@@ -232,7 +231,7 @@ func TestAQueueRecordItCannotReadIsLeftToTheQueue(t *testing.T) {
 	require.Len(t, warned, 1)
 	assert.Equal(t, zapcore.WarnLevel, warned[0].Level)
 	assert.Equal(t, "file_storage", warned[0].ContextMap()["storage"])
-	assert.Equal(t, `queue record "qmv0": field 9 of wire type 0: not in the layout of exporterhelper v0.161.0`, warned[0].ContextMap()["error"])
+	assert.Equal(t, `queue record "qmv0": field 9 of wire type 0: not in the layout of exporterhelper's persistent queue`, warned[0].ContextMap()["error"])
 	require.NoError(t, exp.ConsumeMetrics(context.Background(), deliverywatchtest.OneGauge()))
 	require.Eventually(t, func() bool { return samples.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
 }

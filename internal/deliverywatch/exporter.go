@@ -305,8 +305,8 @@ const (
 		"otelcol_exporter_enqueue_failed_metric_points counts each point"
 )
 
-// Rejecting is the collector's line for each batch its sending queue refuses (exporterhelper
-// v0.161.0), with the error ("sending queue is full") and rejected_items; without a queue,
+// Rejecting is the collector's line for each batch its sending queue refuses (exporterhelper),
+// with the error ("sending queue is full") and rejected_items; without a queue,
 // for each batch whose export failed.
 const Rejecting = "Exporting failed. Rejecting data."
 

@@ -10,7 +10,7 @@ import (
 )
 
 // Dropping is the start of the line the collector's sending queue logs for every batch whose
-// export failed (exporterhelper v0.161.0), with the error and dropped_items.
+// export failed (exporterhelper), with the error and dropped_items.
 const Dropping = "Exporting failed. Dropping data."
 
 // shutdownPrefix starts the error of an export that the exporter's shutdown interrupted

@@ -88,7 +88,7 @@ func (converter) Convert(_ context.Context, conf *confmap.Conf) error {
 }
 
 // labels returns which resource attributes an exporter with config body turns into labels,
-// as contrib's resourcetotelemetry (v0.161.0) decides: resource_constant_labels where set,
+// as contrib's resourcetotelemetry decides: resource_constant_labels where set,
 // else resource_to_telemetry_conversion, else none.
 func labels(body map[string]any) func(key string) bool {
 	s := settingsOf(body["resource_constant_labels"])

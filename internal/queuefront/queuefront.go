@@ -1,7 +1,7 @@
 // Package queuefront puts the batches that a stop interrupted back at the front of a
 // persistent sending queue, before the queue starts.
 //
-// The collector's persistent queue (exporterhelper v0.161.0) keeps the batches its
+// The collector's persistent queue (exporterhelper) keeps the batches its
 // consumers were sending when the process stopped, and at the next start appends them
 // behind every batch queued after them. A backend without an out-of-order window
 // (Prometheus and Mimir by default, over remote write and OTLP alike) then refuses their
@@ -149,7 +149,7 @@ func decode(b []byte) (metadata, error) {
 				m.dispatched = append(m.dispatched, v)
 			}
 		default:
-			return m, fmt.Errorf("field %d of wire type %d: not in the layout of exporterhelper v0.161.0", num, typ)
+			return m, fmt.Errorf("field %d of wire type %d: not in the layout of exporterhelper's persistent queue", num, typ)
 		}
 	}
 	return m, nil

@@ -160,7 +160,7 @@ func TestDecodeReadsWhatProtobufWrites(t *testing.T) {
 	b = protowire.AppendTag(nil, 6, protowire.VarintType)
 	b = protowire.AppendVarint(b, 1)
 	_, err = decode(b)
-	require.EqualError(t, err, "field 6 of wire type 0: not in the layout of exporterhelper v0.161.0")
+	require.EqualError(t, err, "field 6 of wire type 0: not in the layout of exporterhelper's persistent queue")
 
 	b = protowire.AppendTag(nil, fieldDispatched, protowire.BytesType)
 	b = protowire.AppendBytes(b, []byte{1, 2, 3})

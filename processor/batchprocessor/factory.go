@@ -1,4 +1,4 @@
-// Package batchprocessor is the collector's batch processor (type batch, v0.161.0,
+// Package batchprocessor is the collector's batch processor (type batch,
 // unchanged), except that a batch its exporters refuse is not logged for every batch: the
 // first is logged as it comes, and so is a change of cause, but the same refusal again at
 // most once every few minutes, with how many there were since.
