@@ -43,7 +43,7 @@ COMMIT_ID     := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LOCAL_CHANGES := $(shell git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo true)
 LDFLAGS       := -s -w -X main.commit=$(COMMIT_ID) -X main.localChanges=$(LOCAL_CHANGES)
 
-.PHONY: all build build-arm64 cross-deps gpu-check image image-multiarch install package package-deps run bench-e2e perf-e2e bump-release test test-unit test-race e2e-deps generate check-generated lint bench tools clean
+.PHONY: all build build-arm64 cross-deps gpu-check image image-multiarch install package package-deps run bench-e2e bench-peers size perf-e2e bump-release test test-unit test-race e2e-deps generate check-generated lint bench tools clean
 
 all: build
 
@@ -199,6 +199,37 @@ bench-e2e: $(COLLECTOR) $(BIN)/otelcol-reference
 	@mkdir -p .cache/bench
 	@ls -l $(COLLECTOR) $(BIN)/otelcol-reference
 	$(GO) run ./bench/e2e -ours $(COLLECTOR) -reference $(BIN)/otelcol-reference -profiles .cache/bench
+
+STOCK := .cache/stock
+# The stock collector of bench/stock, built by the builder at this release with the build's tags
+# and flags, for `make size`.
+$(STOCK)/otelcol-stock: bench/stock/builder-config.yaml.in $(BUILDER)
+	@mkdir -p $(STOCK)
+	sed -e 's/@CORE@/$(CORE_VERSION)/; s/@STABLE@/$(STABLE_VERSION)/; s/@CONTRIB@/$(CONTRIB_VERSION)/' $< > $(STOCK)/builder-config.yaml
+	cd $(STOCK) && $(BUILDER) --config builder-config.yaml --skip-compilation >builder.log 2>&1 || { cat $(STOCK)/builder.log; exit 1; }
+	cd $(STOCK)/out && $(GO) build -trimpath -ldflags='-s -w' -tags $(TAGS) -o ../otelcol-stock .
+
+## size: the collector's binary against a stock collector of the same release with the same
+## upstream components and none of ours (bench/stock)
+size: $(COLLECTOR) $(STOCK)/otelcol-stock
+	@ours=$$(stat -c %s $(COLLECTOR)); stock=$$(stat -c %s $(STOCK)/otelcol-stock); \
+	  echo "otelcol-modelplane $$ours B, stock $$stock B, ratio $$(awk "BEGIN {printf \"%.2f\", $$ours/$$stock}")"
+
+PEERS := .cache/peers
+# Debian's vmagent and victoria-metrics (the sink) and Prometheus 2 for agent mode, unpacked
+# into .cache/peers without installing them.
+$(PEERS)/usr/bin/vmagent:
+	@mkdir -p $(PEERS)/deb
+	cd $(PEERS)/deb && { apt-get download victoria-metrics prometheus 2>/dev/null || { apt-get update -qq && apt-get download victoria-metrics prometheus; }; }
+	for d in $(PEERS)/deb/*.deb; do dpkg -x "$$d" $(PEERS); done
+	touch $@
+
+## bench-peers: ours against vmagent and Prometheus in agent mode on the same fleets, into the
+## same sink (bench/peers/README.md); PEERS_FLAGS go to bench/peers/peers.py (-R 1, --fleets 8x8)
+bench-peers: $(COLLECTOR) $(PEERS)/usr/bin/vmagent
+	@mkdir -p .cache/bench
+	python3 bench/peers/peers.py --ours $(COLLECTOR) --bin-dir $(PEERS)/usr/bin \
+	  --catalog internal/builtin/catalog --pages testdata/exposition --out .cache/bench/peers.md $(PEERS_FLAGS)
 
 ## perf-e2e: both collectors under Linux perf at one fleet (FLEET=8x8 by default), kernel
 ## included; reports in .cache/perf (docs/benchmarks.md). SECOND=floor records

@@ -432,24 +432,20 @@ func exportersOf(t *testing.T, out map[string]string) map[string]map[string]any 
 }
 
 // A misspelt key in a sink's config, which the chart passes to the exporter as written,
-// fails `validate` naming the key.
+// fails `validate` naming the exporter and the key.
 func TestSinkConfigTypoFailsValidation(t *testing.T) {
 	bin := collectorBinary(t)
-	out, err := renderValues(t, `sinks:
-- name: vendor
-  type: otlphttp
-  endpoint: https://otlp.example.com
-  config: {compresion: zstd}
-- name: mimir
-  type: prometheus_remote_write
-  endpoint: https://mimir.example.com/api/v1/push
-  config: {timout: 30s}
-`)
-	require.NoError(t, err)
-	res, _, err := runValidate(t, bin, out, nil)
-	require.Error(t, err)
-	assert.Contains(t, res, `has invalid keys: compresion`)
-	assert.Contains(t, res, `has invalid keys: timout`)
+	for _, tc := range []struct{ sink, exporter, key string }{
+		{"- name: vendor\n  type: otlphttp\n  endpoint: https://otlp.example.com\n  config: {compresion: zstd}\n", "otlp_http/vendor", "compresion"},
+		{"- name: mimir\n  type: prometheus_remote_write\n  endpoint: https://mimir.example.com/api/v1/push\n  config: {timout: 30s}\n", "prometheus_remote_write/mimir", "timout"},
+	} {
+		out, err := renderValues(t, "sinks:\n"+tc.sink)
+		require.NoError(t, err)
+		res, _, err := runValidate(t, bin, out, nil)
+		require.Error(t, err)
+		assert.Contains(t, res, `error reading configuration for "`+tc.exporter+`"`)
+		assert.Contains(t, res, "has invalid keys: "+tc.key)
+	}
 }
 
 // A mapping ConfigMap is read whatever its keys end in, .yaml, .yml or .json (what

@@ -137,7 +137,7 @@ func BenchmarkGrowth(b *testing.B) {
 }
 
 // BenchmarkPdataPooling: the busy-node batch through ours with pdata's alpha
-// pdata.useProtoPooling gate on, to show what it would buy (BENCHMARKS.md). Not part of
+// pdata.useProtoPooling gate on, to show what it would buy. Not part of
 // `make bench`: it flips a process-wide gate.
 func BenchmarkPdataPooling(b *testing.B) {
 	in := busyNode(b)
