@@ -348,7 +348,7 @@ func TestEmbeddedDefaultTakesUpALateExporter(t *testing.T) {
 	out := col.out.String()
 	assert.Contains(t, out, "A dcgm-exporter answers now: reloading the configuration to scrape it")
 	assert.Contains(t, out, "A dcgm-exporter serves this host's GPUs", "the GPU receiver defers to it")
-	assert.Equal(t, 1, strings.Count(out, "Received signal from OS"), "one reload")
+	assert.Equal(t, 1, strings.Count(out, "Config updated, performing partial receiver reload"), "one reload, of the receivers")
 	assert.Equal(t, 1, count(servedLines(t, endpoint), "modelplane_requests_waiting{"), "the vLLM's series go on")
 	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{", `scrape_job="dcgm-exporter"`))
 }
@@ -402,7 +402,7 @@ func takesUpALateSGLang(t *testing.T, loading bool) {
 	})
 	out = col.out.String()
 	assert.Contains(t, out, "An SGLang answers now: reloading the configuration to scrape it")
-	assert.Equal(t, 1, strings.Count(out, "Received signal from OS"), "one reload")
+	assert.Equal(t, 1, strings.Count(out, "Config updated, performing partial receiver reload"), "one reload, of the receivers")
 	assert.Equal(t, 1, count(servedLines(t, endpoint), "modelplane_requests_waiting{", `engine="vllm"`), "the vLLM's series go on")
 	assert.Zero(t, count(servedLines(t, telemetry), "otelcol_processor_modelplane_mapping_scrapes_failed{"))
 }

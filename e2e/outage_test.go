@@ -157,7 +157,9 @@ func TestReloadDuringOutageLosesNothing(t *testing.T) {
 	prom.stop(t)
 	time.Sleep(5 * time.Second) // writes of the scrapes since are retried, in flight
 	addNewSourceMapping(t, dir)
-	eventually(t, "the reload", func() bool { return strings.Contains(col.out.String(), `"signal": "hangup"`) })
+	eventually(t, "the reload", func() bool {
+		return strings.Contains(col.out.String(), "Config updated, performing partial receiver reload")
+	})
 	before := vllm.e.Rounds()
 	time.Sleep(15 * time.Second)
 	during := vllm.e.Rounds() - before

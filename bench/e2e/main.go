@@ -41,10 +41,10 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/pagecache"
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/internal/procstat"
-	"github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/scrapefilter"
 )
 
 func main() {

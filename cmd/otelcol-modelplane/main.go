@@ -14,11 +14,11 @@ import (
 	overlaycheck "github.com/modelplaneai/otelcol-modelplane/internal/overlaycheck"
 	queuestorage "github.com/modelplaneai/otelcol-modelplane/internal/queuestorage"
 	replicacheck "github.com/modelplaneai/otelcol-modelplane/internal/replicacheck"
-	scrapefilter "github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
 	unusedexporters "github.com/modelplaneai/otelcol-modelplane/internal/unusedexporters"
+	scrapefilter "github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/scrapefilter"
+	fileprovider "github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/scrapefilter/fileprovider"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
-	fileprovider "go.opentelemetry.io/collector/confmap/provider/fileprovider"
 	yamlprovider "go.opentelemetry.io/collector/confmap/provider/yamlprovider"
 	"go.opentelemetry.io/collector/otelcol"
 )
@@ -55,7 +55,7 @@ func main() {
 		},
 		ProviderModules: map[string]string{
 			envprovider.NewFactory().Create(confmap.ProviderSettings{}).Scheme():   "github.com/modelplaneai/otelcol-modelplane v0.0.0",
-			fileprovider.NewFactory().Create(confmap.ProviderSettings{}).Scheme():  "go.opentelemetry.io/collector/confmap/provider/fileprovider v1.71.0",
+			fileprovider.NewFactory().Create(confmap.ProviderSettings{}).Scheme():  "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 			yamlprovider.NewFactory().Create(confmap.ProviderSettings{}).Scheme():  "go.opentelemetry.io/collector/confmap/provider/yamlprovider v1.71.0",
 			defaultconfig.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		},

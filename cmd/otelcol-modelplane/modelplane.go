@@ -20,10 +20,6 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
 
-// reloadCheck is the hidden subcommand with which the running collector validates the
-// configuration a reload would load (reload_unix.go).
-const reloadCheck = "validate-for-reload"
-
 // Subcommands of the collector's command line that need no configuration.
 var noConfig = map[string]bool{"components": true, "help": true, "completion": true, "featuregate": true}
 
@@ -36,14 +32,9 @@ var defaultGates = []string{
 	// remote write does, instead of dropping the batch as a permanent error, which the
 	// exporter does with the gate off (alpha since v0.101.0, and so off, through v0.165.1).
 	"exporter.prometheusremotewritexporter.RetryOn429",
-	// A reload that changes only receivers restarts only the receivers (alpha since v0.157.0;
-	// its receiver phase, service.partialReloadReceivers, is beta and on). The reloads this
-	// distribution asks for itself are of that kind: the scrape filter rebuilt for a new mapping
-	// and a dcgm-exporter that started after the collector. With the gate off, every reload
-	// shut the exporters down first, and a remote-write exporter's shutdown waits for its queue
-	// to reach the backend: during an outage no scrape happened until the backend was back
-	// (up to the request timeout, 10 minutes) and the in-memory queue was at risk. A reload
-	// that changes anything else is a full one, as before; one that changes nothing is nothing.
+	// A reload that changes only receivers restarts only the receivers, and the mapping
+	// processor, its series and the exporters' queues go on. The reloads the providers ask for
+	// are of that kind: the scrape filter rebuilt for a new mapping, a late dcgm-exporter.
 	"service.partialReload",
 }
 
@@ -94,10 +85,6 @@ func prepareArgs(args []string) []string {
 			modelplanemapping.SetStrictFileValidation(true)
 			// It runs the converters without a logger; their warnings go to stderr.
 			validatenotes.Out = os.Stderr
-		case reloadCheck:
-			// validate as a reload would load the configuration: a broken mapping file
-			// is skipped there, not fatal (reload_unix.go).
-			args = append([]string{args[0], "validate"}, rest[1:]...)
 		}
 		if noConfig[rest[0]] {
 			return args

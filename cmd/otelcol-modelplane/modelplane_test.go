@@ -109,9 +109,6 @@ func TestPrepareArgs(t *testing.T) {
 		"--help":                          {"--help"},
 		"--feature-gates=foo":             {"--feature-gates=foo", def},
 		"--set=processors::batch::x=1 -c": {"--set=processors::batch::x=1", "-c"},
-		// What the running collector's reload check runs: its own arguments, validated.
-		reloadCheck + " --config=x.yaml --feature-gates=foo": {"validate", "--config=x.yaml", "--feature-gates=foo"},
-		reloadCheck + " " + def:                              {"validate", def},
 	}
 	var help strings.Builder
 	stdout = &help

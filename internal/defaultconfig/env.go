@@ -23,11 +23,11 @@ type variable struct {
 // invalid duration` for MODELPLANE_SCRAPE_INTERVAL=abc), and a listen address without a host
 // passes validation and fails only when the exporter starts.
 var variables = []variable{
-	{"MODELPLANE_VLLM_TARGET", "127.0.0.1:8000", orNone(targets), false},
-	{"MODELPLANE_SGLANG_TARGET", "127.0.0.1:30000", orNone(targets), false},
+	{"MODELPLANE_VLLM_TARGET", "127.0.0.1:8000", allowNone(targets), false},
+	{"MODELPLANE_SGLANG_TARGET", "127.0.0.1:30000", allowNone(targets), false},
 	// NIM serves on vLLM's port 8000, so its job is one a host asks for.
-	{"MODELPLANE_NIM_TARGET", none, orNone(targets), false},
-	{"MODELPLANE_DCGM_EXPORTER_TARGET", "127.0.0.1:9400", orNone(target), false},
+	{"MODELPLANE_NIM_TARGET", none, allowNone(targets), false},
+	{"MODELPLANE_DCGM_EXPORTER_TARGET", "127.0.0.1:9400", allowNone(target), false},
 	{"MODELPLANE_PROMETHEUS_ENDPOINT", "127.0.0.1:9464", listenAddress, false},
 	{telemetryVariable, "127.0.0.1:8888", listenAddress, false},
 	{"MODELPLANE_SCRAPE_INTERVAL", "15s", interval, false},
@@ -138,7 +138,7 @@ func yieldedDefaults(lookup func(string) (string, bool)) (func(string) (string, 
 	for i, y := range yielded {
 		names[i] = y.variable
 	}
-	return asNone(lookup, names), yielded
+	return withNone(lookup, names), yielded
 }
 
 // valueOf is a variable's value, or its default where it is unset.

@@ -20,8 +20,8 @@ var targetJobs = map[string]string{
 	"MODELPLANE_DCGM_EXPORTER_TARGET": "dcgm-exporter",
 }
 
-// orNone accepts none besides what check accepts.
-func orNone(check func(string) error) func(string) error {
+// allowNone accepts none besides what check accepts.
+func allowNone(check func(string) error) func(string) error {
 	return func(s string) error {
 		if s == none {
 			return nil
@@ -30,11 +30,11 @@ func orNone(check func(string) error) func(string) error {
 	}
 }
 
-// leaveOut removes from raw, the default as parsed, the jobs whose variable says none, or
+// dropDisabledJobs removes from raw, the default as parsed, the jobs whose variable says none, or
 // whose variable is unset and defaults to none (NIM's).
 // Without a dcgm-exporter the GPU receiver has nothing to defer to and reads the GPUs itself;
 // with no job left, the Prometheus receiver goes too (it refuses to start without one).
-func leaveOut(raw map[string]any, lookup func(string) (string, bool)) error {
+func dropDisabledJobs(raw map[string]any, lookup func(string) (string, bool)) error {
 	off := map[string]bool{}
 	for variable, job := range targetJobs {
 		if valueOf(variable, lookup) == none {
@@ -206,8 +206,8 @@ func (a absentTarget) what() string {
 	return a.found.why
 }
 
-// asNone is lookup with the variables named given as none.
-func asNone(lookup func(string) (string, bool), variables []string) func(string) (string, bool) {
+// withNone is lookup with the variables named given as none.
+func withNone(lookup func(string) (string, bool), variables []string) func(string) (string, bool) {
 	return func(name string) (string, bool) {
 		if slices.Contains(variables, name) {
 			return none, true

@@ -16,8 +16,6 @@ import (
 
 	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
-
-	"github.com/modelplaneai/otelcol-modelplane/internal/collectorreload"
 )
 
 // YAML is the embedded default configuration.
@@ -68,13 +66,17 @@ func NewFactory() confmap.ProviderFactory {
 	})
 }
 
-func (p provider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFunc) (*confmap.Retrieved, error) {
+func (p provider) Retrieve(_ context.Context, uri string, watcher confmap.WatcherFunc) (*confmap.Retrieved, error) {
 	doc, ok := Documents[strings.TrimPrefix(uri, scheme+":")]
 	if !ok {
 		return nil, fmt.Errorf("%q: the modelplane scheme serves %s:%s", uri, scheme, strings.Join(Names(), ", "+scheme+":"))
 	}
 	if uri == URI {
-		r, err := p.retrieveEmbedded(os.LookupEnv, identify, collectorreload.Func())
+		var reload func()
+		if watcher != nil {
+			reload = func() { watcher(&confmap.ChangeEvent{}) }
+		}
+		r, err := p.retrieveEmbedded(os.LookupEnv, identify, reload)
 		if err != nil {
 			return nil, fmt.Errorf("the embedded default (%s): %w", URI, err)
 		}
@@ -110,9 +112,10 @@ func parsed(doc []byte) (map[string]any, error) {
 }
 
 // retrieveEmbedded returns the embedded default for the environment lookup reads. Where it
-// leaves a target out because its page is not served (probedTargets), and the collector can
-// reload, it watches for it until the collector loads its configuration again.
-func (p provider) retrieveEmbedded(lookup func(string) (string, bool), probe func(string) finding, reload func() error) (*confmap.Retrieved, error) {
+// leaves a target out because its page is not served (probedTargets), and the collector
+// watches (reload is the provider's watcher), it watches for it until the collector loads its
+// configuration again.
+func (p provider) retrieveEmbedded(lookup func(string) (string, bool), probe func(string) finding, reload func()) (*confmap.Retrieved, error) {
 	if err := checkEnv(lookup); err != nil {
 		return nil, err
 	}
@@ -167,7 +170,7 @@ func retrieveDefault(lookup func(string) (string, bool), opts ...confmap.Retriev
 	if err != nil {
 		return nil, err
 	}
-	if err := leaveOut(raw, lookup); err != nil {
+	if err := dropDisabledJobs(raw, lookup); err != nil {
 		return nil, err
 	}
 	noNodeLabel(raw, lookup)

@@ -8,18 +8,14 @@ import (
 	"go.uber.org/zap"
 )
 
-// reloadRetry is how long a reload that was refused (the configuration it would load does
-// not validate) waits before the next try: each try validates in a child process.
-var reloadRetry = 5 * time.Minute
-
 // watchForTargets probes the addresses where the default left a target out because its page
 // was not served, every interval until a page that a job would scrape is (scrapedBy), then
-// asks the collector to reload its configuration: the default, loaded again, scrapes what
-// answers now (and leaves out, and watches, what still does not). On a host whose engine or
-// dcgm-exporter starts after the collector (at boot, or a later install), or loads its model
-// for minutes, the series are then scraped as on a host that started it first. It returns the function that stops it, which
-// the collector calls when it loads its configuration again or shuts down.
-func watchForTargets(absent []absentTarget, interval time.Duration, scrapedBy func(absentTarget) *probedTarget, reload func() error, logger *zap.Logger) func(context.Context) error {
+// has the collector load its configuration again (reload, the provider's watcher): the
+// default, loaded again, scrapes what answers now and watches what still does not. On a host
+// whose engine or dcgm-exporter starts after the collector, or loads its model for minutes,
+// the series are then scraped as on a host that started it first. It returns the function
+// that stops it, which the collector calls when it loads its configuration again or stops.
+func watchForTargets(absent []absentTarget, interval time.Duration, scrapedBy func(absentTarget) *probedTarget, reload func(), logger *zap.Logger) func(context.Context) error {
 	stop := make(chan struct{})
 	wait := func(d time.Duration) bool {
 		t := time.NewTimer(d)
@@ -50,19 +46,8 @@ func watchForTargets(absent []absentTarget, interval time.Duration, scrapedBy fu
 				taken += "; " + a.then
 			}
 			logger.Info(taken, zap.String("address", addr))
-			err := reload()
-			if err == nil {
-				return
-			}
-			refused := "Could not reload the configuration to scrape the " + a.name
-			if a.meanwhile != "" {
-				refused += "; " + a.meanwhile + " meanwhile"
-			}
-			logger.Warn(refused,
-				zap.Error(err), zap.Duration("next_try_in", reloadRetry))
-			if !wait(reloadRetry) {
-				return
-			}
+			reload()
+			return
 		}
 	}()
 	// Not waiting for the probe to end: a reload it asked for may be what stops it.

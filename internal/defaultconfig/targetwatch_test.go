@@ -2,7 +2,6 @@ package defaultconfig
 
 import (
 	"context"
-	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,8 +21,6 @@ type exporterHost struct {
 	answering atomic.Bool
 	sglang    atomic.Bool
 	reloads   atomic.Int32
-	refuse    atomic.Bool
-	done      atomic.Int32 // reloads that went through
 }
 
 func (h *exporterHost) probe(addr string) finding {
@@ -36,16 +33,9 @@ func (h *exporterHost) probe(addr string) finding {
 	return finding{why: "nothing listens there"}
 }
 
-func (h *exporterHost) reload() error {
-	h.reloads.Add(1)
-	if h.refuse.Load() {
-		return errors.New("the configuration a reload would load does not validate")
-	}
-	h.done.Add(1)
-	return nil
-}
+func (h *exporterHost) reload() { h.reloads.Add(1) }
 
-func retrieveOn(t *testing.T, h *exporterHost, reload func() error) (*confmap.Retrieved, *observer.ObservedLogs) {
+func retrieveOn(t *testing.T, h *exporterHost, reload func()) (*confmap.Retrieved, *observer.ObservedLogs) {
 	t.Helper()
 	core, logs := observer.New(zapcore.InfoLevel)
 	r, err := provider{logger: zap.New(core)}.retrieveEmbedded(lookupOf(map[string]string{"MODELPLANE_SCRAPE_INTERVAL": "10ms"}), h.probe, reload)
@@ -113,29 +103,6 @@ func TestLateEngineIsTakenUp(t *testing.T) {
 	assert.Zero(t, logs.Len(), "nothing left out, nothing watched")
 }
 
-// A refused reload (a config file broken since the start) is said, and tried again later,
-// not every interval: each try validates in a child process.
-func TestLateExporterReloadRefused(t *testing.T) {
-	was := reloadRetry
-	reloadRetry = 30 * time.Millisecond
-	t.Cleanup(func() { reloadRetry = was })
-	h := new(exporterHost)
-	h.refuse.Store(true)
-	_, logs := retrieveOn(t, h, h.reload)
-	h.answering.Store(true)
-	require.Eventually(t, func() bool { return h.reloads.Load() >= 2 }, 5*time.Second, time.Millisecond)
-	refused := logs.FilterMessageSnippet("Could not reload the configuration to scrape the dcgm-exporter").All()
-	require.NotEmpty(t, refused)
-	assert.Contains(t, refused[0].ContextMap()["error"], "does not validate")
-
-	h.refuse.Store(false)
-	require.Eventually(t, func() bool { return h.done.Load() == 1 }, 5*time.Second, time.Millisecond)
-	n := h.reloads.Load()
-	time.Sleep(100 * time.Millisecond)
-	assert.Equal(t, n, h.reloads.Load(), "no more tries once a reload went through")
-	assert.Equal(t, int32(1), h.done.Load())
-}
-
 // The collector closes what it retrieved when it loads its configuration again (a reload for
 // another reason) or stops: the watch ends with it.
 func TestLateExporterWatchEndsOnClose(t *testing.T) {
@@ -147,7 +114,7 @@ func TestLateExporterWatchEndsOnClose(t *testing.T) {
 	assert.Zero(t, h.reloads.Load())
 }
 
-// Without a way to reload (a build that sets none), the default says how to take one up.
+// Without a watcher (a resolver that does not watch), the default says how to take one up.
 func TestLateExporterWithoutReload(t *testing.T) {
 	h := new(exporterHost)
 	h.sglang.Store(true)

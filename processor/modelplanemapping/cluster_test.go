@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -116,33 +115,6 @@ func TestClusterMappings(t *testing.T) {
 		assert.Equal(t, []string{"src_inline"}, names)
 		require.Equal(t, 1, logs.FilterMessageSnippet("built without the cluster's MetricMappings").Len())
 		assert.Contains(t, logs.All()[0].ContextMap()["error"], "connection refused")
-	})
-
-	t.Run("a source the scrape filter was built without is rebuilt once", func(t *testing.T) {
-		// As when the converter could not list the objects at start and the processor could.
-		require.NoError(t, api.Apply(mappingDoc("v7")+"  - from: src_cluster_only\n    to: modelplane_v7_c\n"))
-		empty := map[string]bool{}
-		clusterListed.Store(&empty)
-		t.Cleanup(func() { clusterListed.Store(nil) })
-		was := filterRetry
-		t.Cleanup(func() { filterRetry = was })
-		filterRetry = 100 * time.Millisecond
-		var asked atomic.Int32
-		setCollectorReload(t, func() error { asked.Add(1); return nil })
-
-		set, logs := observedSettings()
-		cfg := clusterMappingsOnly(t, api.Kubeconfig, time.Minute)
-		cfg.ScrapeFilter = true
-		p, err := newProcessor(set, cfg)
-		require.NoError(t, err)
-		require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))
-		t.Cleanup(func() { require.NoError(t, p.shutdown(context.Background())) })
-		warned := logs.FilterMessageSnippet("A cluster MetricMapping reads a metric the scrape filter drops").All()
-		require.Len(t, warned, 3, "src_a, src_b and src_cluster_only, none of which the filter keeps")
-		assert.Equal(t, int32(0), asked.Load(), "not at start, while the collector starts")
-		require.Eventually(t, func() bool { return asked.Load() == 1 }, 5*time.Second, 10*time.Millisecond)
-		time.Sleep(10 * filterRetry)
-		assert.Equal(t, int32(1), asked.Load(), "once, not in a loop")
 	})
 
 	// Last: it stops the API server.

@@ -51,8 +51,8 @@ type Config struct {
 	// ScrapeFilter asks otelcol-modelplane to drop, at scrape time, the series no mapping
 	// reads: the Prometheus receivers of this processor's pipelines get a metric_relabel_configs
 	// keep rule naming every source of the mappings (and modelplane_*), so the receiver never
-	// builds data that this processor would drop. Needs drop_unmapped. When a reloaded mapping
-	// file reads a new metric, otelcol-modelplane reloads its configuration to rebuild the rule.
+	// builds data that this processor would drop. Needs drop_unmapped. When a mapping read later
+	// reads a new metric, otelcol-modelplane's file provider has the collector reload the rule.
 	ScrapeFilter bool `mapstructure:"scrape_filter"`
 	// OTLPNames lets mappings, which name metrics as a Prometheus page spells them, also read
 	// metrics pushed over OTLP under their OpenTelemetry names: such a metric is matched by the

@@ -2,7 +2,6 @@ package modelplanemapping
 
 import (
 	"context"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/collectorreload"
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadata"
@@ -45,17 +43,6 @@ type mappingProcessor struct {
 	// objects is the last reading of the cluster's objects, at clusterChanges events.
 	objects        *clusterSet
 	clusterChanges uint64
-	// scraped are the sources the scrape filter keeps (scrape_filter on); unfiltered are
-	// those a reloaded mapping reads that it drops, already warned about.
-	scraped    map[string]bool
-	unfiltered map[string]bool
-	// reading are the sources the mappings read now; retryAt is when a refused rebuild of the
-	// filter is tried again.
-	reading map[string]bool
-	retryAt time.Time
-	// unfilteredCount is how many of unfiltered the mappings read now, for the telemetry
-	// callback and the watch loop, which read it unlocked.
-	unfilteredCount atomic.Int64
 	// overlaps are the entries the loaded mappings override (rules.Overlaps) or whose names
 	// mislead (rules.NameNotes), each warned about once while it lasts, not at every reload.
 	overlaps map[string]bool
@@ -67,7 +54,7 @@ type mappingProcessor struct {
 	// collector's own processors' do, so two modelplane_mapping processors report apart.
 	idOpts       []metric.AddOption
 	idObserve    []metric.ObserveOption
-	refusedAttrs [2][]metric.AddOption
+	refusalAttrs [rules.NumRefusals][]metric.AddOption
 	reloadAttrs  map[string][]metric.AddOption
 }
 
@@ -87,6 +74,7 @@ func newProcessor(set processor.Settings, cfg *Config) (*mappingProcessor, error
 		logger:    set.Logger,
 		telemetry: tb,
 		opts:      rules.Options{DropUnmapped: cfg.DropUnmapped, OTLPNames: cfg.OTLPNames},
+		ending:    reloadEnd{window: reloadEndWindow},
 		stop:      make(chan struct{}),
 		idOpts:    []metric.AddOption{processorAttrs(set.ID)},
 		idObserve: []metric.ObserveOption{processorAttrs(set.ID)},
@@ -95,8 +83,8 @@ func newProcessor(set processor.Settings, cfg *Config) (*mappingProcessor, error
 			"partial": {processorAttrs(set.ID, attribute.String("result", "partial"))},
 		},
 	}
-	for r := rules.Refusal(0); r < 2; r++ {
-		p.refusedAttrs[r] = []metric.AddOption{processorAttrs(set.ID, attribute.String("reason", r.String()))}
+	for r := range rules.NumRefusals {
+		p.refusalAttrs[r] = []metric.AddOption{processorAttrs(set.ID, attribute.String("reason", r.String()))}
 	}
 	if cfg.Identity.Enabled {
 		p.identity = identity.New(cfg.Identity.Keys)
@@ -143,14 +131,6 @@ func (p *mappingProcessor) start(_ context.Context, _ component.Host) error {
 	}); err != nil {
 		return err
 	}
-	if err := p.telemetry.RegisterProcessorModelplaneMappingUnfilteredSourcesCallback(func(_ context.Context, o metric.Int64Observer) error {
-		if p.cfg.ScrapeFilter {
-			o.Observe(p.unfilteredCount.Load(), p.idObserve...)
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
 	if err := p.telemetry.RegisterProcessorModelplaneMappingClusterSyncedCallback(func(_ context.Context, o metric.Int64Observer) error {
 		if p.cluster != nil {
 			synced := int64(0)
@@ -164,10 +144,6 @@ func (p *mappingProcessor) start(_ context.Context, _ component.Host) error {
 		return err
 	}
 	p.reload(true)
-	if prev := takeOver(p.id, time.Now()); prev != nil {
-		// This processor replaces one whose mappings changed: end what they produced.
-		p.ending.begin(prev, time.Now())
-	}
 	if len(p.cfg.MappingFiles) > 0 || p.cluster != nil {
 		p.done.Add(1)
 		go p.watch()
@@ -202,7 +178,6 @@ func (p *mappingProcessor) watch() {
 			return
 		case <-t.C:
 			p.reload(false)
-			p.retryFilterRebuild()
 		}
 	}
 }
@@ -251,9 +226,6 @@ func (p *mappingProcessor) reload(initial bool) {
 	set := rules.Compile(all)
 	p.warnOverlaps(all)
 	p.files, p.objects, p.clusterChanges = next, objects, changes
-	if p.cfg.ScrapeFilter {
-		p.checkScrapeFilter(all, initial)
-	}
 	if !initial {
 		// Before the swap: a batch that still reads the old set then records it as its
 		// source's, and the source's next batch is compared with it.
@@ -378,125 +350,7 @@ func (p *mappingProcessor) record(ctx context.Context, st *rules.Stats) {
 	}
 	for r, n := range st.Refused {
 		if n > 0 {
-			t.ProcessorModelplaneMappingConversionsRefused.Add(ctx, n, p.refusedAttrs[r]...)
+			t.ProcessorModelplaneMappingConversionsRefused.Add(ctx, n, p.refusalAttrs[r]...)
 		}
 	}
-}
-
-// checkScrapeFilter remembers the sources of the initial mappings, which the scrape filter
-// was built from. When a later reload reads a metric no mapping read before, the filter
-// drops that metric at scrape: the processor asks the collector to reload its configuration,
-// which rebuilds the filter, or, where it cannot, warns once per metric.
-func (p *mappingProcessor) checkScrapeFilter(all []metricmapping.MetricMapping, initial bool) {
-	now := sources(all)
-	p.reading = now
-	if initial {
-		p.scraped, p.unfiltered = now, map[string]bool{}
-		if p.cluster == nil {
-			return
-		}
-		// The filter holds the cluster's objects as the scrape filter converter listed them
-		// a moment before, which may be fewer (the API server did not answer it).
-		p.scraped = sources(p.all(p.files, nil))
-		for name := range listedClusterSources() {
-			p.scraped[name] = true
-		}
-		defer p.countWaiting()
-		for name := range now {
-			if !p.scraped[name] {
-				p.unfiltered[name] = true
-				p.logger.Warn("A cluster MetricMapping reads a metric the scrape filter drops: rebuilding the filter within a minute",
-					zap.String("from", name))
-			}
-		}
-		// At most once a minute, so that an API server the converter cannot reach does not
-		// have the collector reload in a loop.
-		p.retryAt = time.Now().Add(filterRetry)
-		return
-	}
-	defer p.countWaiting()
-	var added []string
-	for name := range now {
-		if !p.scraped[name] && !p.unfiltered[name] {
-			added = append(added, name)
-		}
-	}
-	if len(added) == 0 {
-		return
-	}
-	sort.Strings(added)
-	// With a reload (otelcol-modelplane sends itself SIGHUP), the scrapefilter converter then
-	// rebuilds the keep rule from the mapping files as they are now, and the collector restarts
-	// its pipelines in place (only the receivers, with the collector's service.partialReload
-	// gate on); without one, the mapping waits for a restart.
-	if reload := collectorreload.Func(); reload != nil {
-		p.logger.Info("A reloaded mapping reads metrics the scrape filter drops: reloading the collector's configuration to rebuild it",
-			zap.Strings("from", added))
-		// Called before the new set is swapped in: the active one made the series to end.
-		handOver(p.id, p.active.Load(), time.Now())
-		err := reload()
-		if err == nil {
-			// A full reload replaces this processor; a receivers-only one keeps it, and the
-			// rebuilt filter keeps these names from now on.
-			for _, name := range added {
-				p.scraped[name] = true
-			}
-			return
-		}
-		handoffs.Delete(p.id)
-		p.logger.Warn("Could not reload the collector's configuration; trying again every minute", zap.Error(err))
-		p.retryAt = time.Now().Add(filterRetry)
-	}
-	for _, name := range added {
-		p.unfiltered[name] = true
-		p.logger.Warn("A reloaded mapping reads a metric the scrape filter drops: restart the collector to map it, or set scrape_filter: false",
-			zap.String("from", name))
-	}
-}
-
-// countWaiting publishes how many dropped sources the mappings still read: what waits for a
-// reload or restart.
-func (p *mappingProcessor) countWaiting() {
-	waiting := 0
-	for name := range p.unfiltered {
-		if p.reading[name] {
-			waiting++
-		}
-	}
-	p.unfilteredCount.Store(int64(waiting))
-}
-
-// filterRetry is how often a refused rebuild of the scrape filter is tried again while mapped
-// sources wait. Each try validates the configuration in a child process, so not often.
-var filterRetry = time.Minute
-
-// retryFilterRebuild tries a refused rebuild of the scrape filter again, once per
-// filterRetry while mapped sources wait: the configuration that did not validate may have
-// been mended since.
-func (p *mappingProcessor) retryFilterRebuild() {
-	reload := collectorreload.Func()
-	if p.unfilteredCount.Load() == 0 || reload == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if time.Now().Before(p.retryAt) {
-		return
-	}
-	p.retryAt = time.Now().Add(filterRetry)
-	if err := reload(); err != nil {
-		p.logger.Debug("The scrape filter still waits: the collector's configuration does not reload", zap.Error(err))
-		return
-	}
-	var waiting []string
-	for name := range p.unfiltered {
-		if p.reading[name] {
-			waiting = append(waiting, name)
-			p.scraped[name] = true
-		}
-		delete(p.unfiltered, name)
-	}
-	sort.Strings(waiting)
-	p.countWaiting()
-	p.logger.Info("The collector's configuration validates again: reloaded it to rebuild the scrape filter", zap.Strings("from", waiting))
 }

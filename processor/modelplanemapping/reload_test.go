@@ -2,7 +2,6 @@ package modelplanemapping
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -225,79 +224,6 @@ func TestReloadWhileDataFlows(t *testing.T) {
 	assert.Positive(t, f.batches.Load())
 }
 
-// With scrape_filter, the scrape keep rule was built from the mappings at start: a reload
-// that reads a new metric gets one warning naming it, and none for the metrics it had.
-func TestScrapeFilterWarnsAboutNewSources(t *testing.T) {
-	file, logs := startFiltered(t)
-
-	warned := func() []string {
-		var out []string
-		for _, e := range logs.FilterMessageSnippet("scrape filter drops").All() {
-			out = append(out, e.ContextMap()["from"].(string))
-		}
-		return out
-	}
-	// Same sources, new targets: nothing to warn about.
-	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v2")), 0o600))
-	require.Eventually(t, func() bool { return logs.FilterMessage("Mappings loaded").Len() >= 2 }, 5*time.Second, 5*time.Millisecond)
-	assert.Empty(t, warned())
-
-	doc := mappingDoc("v3") + "  - from: src_c\n    to: modelplane_v3_c\n"
-	require.NoError(t, os.WriteFile(file, []byte(doc), 0o600))
-	require.Eventually(t, func() bool { return len(warned()) > 0 }, 5*time.Second, 5*time.Millisecond)
-	// Later reloads do not repeat it.
-	require.NoError(t, os.WriteFile(file, []byte(doc+"  - from: src_a\n    to: modelplane_v3_again\n"), 0o600))
-	require.Eventually(t, func() bool { return logs.FilterMessage("Mappings loaded").Len() >= 4 }, 5*time.Second, 5*time.Millisecond)
-	assert.Equal(t, []string{"src_c"}, warned())
-}
-
-// In otelcol-modelplane the processor can have the collector reload its configuration: a
-// reload that reads a new metric asks for it once, instead of warning.
-func TestScrapeFilterAsksTheCollectorToRebuildIt(t *testing.T) {
-	var asked atomic.Int32
-	setCollectorReload(t, func() error { asked.Add(1); return nil })
-	file, logs := startFiltered(t)
-
-	doc := mappingDoc("v2") + "  - from: src_c\n    to: modelplane_v2_c\n"
-	require.NoError(t, os.WriteFile(file, []byte(doc), 0o600))
-	require.Eventually(t, func() bool { return asked.Load() == 1 }, 5*time.Second, 5*time.Millisecond)
-	// The same sources again, under new targets: nothing more to rebuild.
-	require.NoError(t, os.WriteFile(file, []byte(strings.ReplaceAll(doc, "v2", "v3")), 0o600))
-	require.Eventually(t, func() bool { return logs.FilterMessage("Mappings loaded").Len() >= 3 }, 5*time.Second, 5*time.Millisecond)
-	assert.Equal(t, int32(1), asked.Load())
-	assert.Zero(t, logs.FilterMessageSnippet("restart the collector").Len())
-	entries := logs.FilterMessageSnippet("reloading the collector's configuration").All()
-	require.Len(t, entries, 1)
-	assert.Equal(t, []any{"src_c"}, entries[0].ContextMap()["from"])
-}
-
-// startFiltered starts a processor with scrape_filter on and one mapping file, reloaded every
-// 10 ms; it returns the file and the processor's logs.
-func startFiltered(t *testing.T) (string, *observer.ObservedLogs) {
-	file, cfg := filteredConfig(t)
-	set, logs := observedSettings()
-	p, err := newProcessor(set, cfg)
-	require.NoError(t, err)
-	require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { require.NoError(t, p.shutdown(context.Background())) })
-	return file, logs
-}
-
-// filteredConfig is a config with scrape_filter on and no built-ins that reads one mapping
-// file, written with mappingDoc("v1") and polled every 10 ms.
-func filteredConfig(t *testing.T) (string, *Config) {
-	t.Helper()
-	file := filepath.Join(t.TempDir(), "m.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v1")), 0o600))
-	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
-	cfg.ScrapeFilter = true
-	cfg.ReloadInterval = 10 * time.Millisecond
-	cfg.MappingFiles = []string{file}
-	require.NoError(t, cfg.Validate())
-	return file, cfg
-}
-
 // A file of `kubectl get metricmappings -o yaml`, the way a cluster's MetricMappings move to
 // otelcol-modelplane: one List. Every MetricMapping in it loads; an object of another kind in
 // it is named once in the log, not once per poll.
@@ -349,39 +275,6 @@ items:
 	require.Len(t, ignored, 1)
 	assert.Equal(t, path+`: document 1, items[1] (ConfigMap "stray")`, ignored[0].ContextMap()["document"])
 	assert.Empty(t, logs.FilterMessage("Skipped a mapping").All())
-}
-
-// A rebuild of the scrape filter that the collector refused (its configuration did not
-// validate) is tried again while the mapped sources wait, and once it goes through they no
-// longer wait: mending the configuration is enough, no restart needed.
-func TestScrapeFilterRebuildIsRetried(t *testing.T) {
-	// Restored after the processor's shutdown, which t.Cleanup runs first (last in, first out).
-	was := filterRetry
-	t.Cleanup(func() { filterRetry = was })
-	filterRetry = 20 * time.Millisecond
-	var mended atomic.Bool
-	var asked atomic.Int32
-	setCollectorReload(t, func() error {
-		asked.Add(1)
-		if mended.Load() {
-			return nil
-		}
-		return errors.New("exporters::otlp_http: unknown key \"compresion\"")
-	})
-	file, logs := startFiltered(t)
-
-	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v2")+"  - from: src_c\n    to: modelplane_v2_c\n"), 0o600))
-	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("Could not reload").Len() == 1 }, 5*time.Second, 5*time.Millisecond)
-	require.Eventually(t, func() bool { return asked.Load() >= 3 }, 5*time.Second, 5*time.Millisecond, "tried again")
-	assert.Zero(t, logs.FilterMessageSnippet("validates again").Len())
-
-	mended.Store(true)
-	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("validates again").Len() == 1 }, 5*time.Second, 5*time.Millisecond)
-	assert.Equal(t, []any{"src_c"}, logs.FilterMessageSnippet("validates again").All()[0].ContextMap()["from"])
-	n := asked.Load()
-	time.Sleep(10 * filterRetry)
-	assert.Equal(t, n, asked.Load(), "nothing waits, nothing more to try")
-	assert.Equal(t, 1, logs.FilterMessageSnippet("Could not reload").Len(), "one warning, not one per try")
 }
 
 // replaceFile gives path new contents in one step, as a ConfigMap update or an editor that

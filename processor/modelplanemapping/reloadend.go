@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
@@ -16,7 +15,7 @@ import (
 // reloadEndWindow is how long after a mapping reload the series the previous mappings
 // produced are ended. It is Prometheus's default lookback: after it the backend has stopped
 // answering with a series that got no sample, marker or not.
-var reloadEndWindow = 5 * time.Minute
+const reloadEndWindow = 5 * time.Minute
 
 // reloadEnd ends the series a mapping reload stops producing (a changed `to:`, a label added
 // or removed) with staleness markers, as the Prometheus receiver ends a series that leaves a
@@ -30,6 +29,7 @@ var reloadEndWindow = 5 * time.Minute
 // batch costs one atomic load.
 type reloadEnd struct {
 	active atomic.Bool
+	window time.Duration // reloadEndWindow
 
 	mu sync.Mutex
 	// from produced the last batch of every source not seen since the first reload of this
@@ -47,7 +47,7 @@ func (r *reloadEnd) begin(old *rules.Set, now time.Time) {
 	if !r.active.Load() {
 		r.from, r.last = old, map[string]*rules.Set{}
 	}
-	r.until = now.Add(reloadEndWindow)
+	r.until = now.Add(r.window)
 	r.active.Store(true)
 }
 
@@ -77,36 +77,6 @@ func (r *reloadEnd) previous(md pmetric.Metrics, current *rules.Set, now time.Ti
 		return nil
 	}
 	return prev
-}
-
-// handoffs carry, per processor ID, the mappings that were in force when a processor asked
-// the collector to reload its configuration (a reloaded mapping reads a metric the scrape
-// filter drops). Unless only the receivers restart, that reload replaces the processor, and
-// the new one must still end the series the old mappings produced.
-var handoffs sync.Map // component.ID -> handoff
-
-type handoff struct {
-	set *rules.Set
-	at  time.Time
-}
-
-// handOver leaves set for the processor that replaces the one with this ID.
-func handOver(id component.ID, set *rules.Set, now time.Time) {
-	handoffs.Store(id, handoff{set: set, at: now})
-}
-
-// takeOver is what the processor this one replaces handed over, if it did so within
-// reloadEndWindow.
-func takeOver(id component.ID, now time.Time) *rules.Set {
-	v, ok := handoffs.LoadAndDelete(id)
-	if !ok {
-		return nil
-	}
-	h := v.(handoff)
-	if now.Sub(h.at) > reloadEndWindow {
-		return nil
-	}
-	return h.set
 }
 
 // sourceKey names the source of a batch by its resources' attributes, as the receivers set

@@ -20,8 +20,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/collectorreload"
-	datapoints "github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadatatest"
 )
@@ -57,7 +55,6 @@ spec:
 // them answer beside their replacements for five minutes; the series it still produces get
 // no marker, and a source's later batches carry none.
 func TestReloadEndsTheSeriesItStops(t *testing.T) {
-	defer func(w time.Duration) { reloadEndWindow = w }(reloadEndWindow)
 	scraped, err := scrapetest.Scrape(context.Background(), scrapetest.Fleet(2, 2))
 	require.NoError(t, err)
 	batches := perSource(scraped) // vllm, sglang, gateway, picker, dcgm-exporter: as the receiver sends them
@@ -156,7 +153,7 @@ func TestReloadEndsTheSeriesItStops(t *testing.T) {
 
 	// Past the window the previous mappings are let go: a reload whose first batch comes too
 	// late ends nothing (the backend's lookback has by then).
-	reloadEndWindow = 0
+	p.ending.window = 0
 	require.NoError(t, os.WriteFile(file, []byte(userMappingBefore), 0o600))
 	p.reload(false)
 	for s, v := range process(vllm) {
@@ -180,53 +177,6 @@ func perSource(md pmetric.Metrics) []pmetric.Metrics {
 		out = append(out, b)
 	}
 	return out
-}
-
-// A reload that reads a new metric with the scrape filter on has the collector reload its
-// configuration, which replaces the processor: the processor that replaces it still ends
-// the series the mappings before the reload produced.
-func TestCollectorReloadHandsTheEndingOver(t *testing.T) {
-	setCollectorReload(t, func() error { return nil })
-	file, cfg := filteredConfig(t)
-	cfg.ReloadInterval = time.Hour // reloaded by hand below
-	start := func() *mappingProcessor {
-		p, err := newProcessor(processortestSettings(), cfg)
-		require.NoError(t, err)
-		require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))
-		return p
-	}
-	names := func(p *mappingProcessor) (live, ended []string) {
-		md, err := p.processMetrics(context.Background(), batch())
-		require.NoError(t, err)
-		datapoints.Walk(md, func(_ pcommon.Map, m pmetric.Metric, _ pcommon.Map) {
-			if m.Gauge().DataPoints().At(0).Flags().NoRecordedValue() {
-				ended = append(ended, m.Name())
-			} else {
-				live = append(live, m.Name())
-			}
-		})
-		return live, ended
-	}
-	old := start()
-	live, _ := names(old)
-	require.Equal(t, []string{"modelplane_v1_a", "modelplane_v1_b"}, live)
-
-	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v2")+"  - from: src_c\n    to: modelplane_v2_c\n"), 0o600))
-	old.reload(false) // asks for the collector's reload
-	require.NoError(t, old.shutdown(context.Background()))
-	replacement := start()
-	defer func() { require.NoError(t, replacement.shutdown(context.Background())) }()
-	live, ended := names(replacement)
-	assert.Equal(t, []string{"modelplane_v2_a", "modelplane_v2_b"}, live)
-	assert.Equal(t, []string{"modelplane_v1_a", "modelplane_v1_b"}, ended)
-	_, ended = names(replacement)
-	assert.Empty(t, ended, "only the first batch of a source")
-
-	// A processor started without a reload before it takes nothing over.
-	fresh := start()
-	defer func() { require.NoError(t, fresh.shutdown(context.Background())) }()
-	_, ended = names(fresh)
-	assert.Empty(t, ended)
 }
 
 // A marker carries no value: of an ended series' point only its identity stays (attributes,
@@ -287,12 +237,4 @@ func TestMarkEndedLeavesBareMarkers(t *testing.T) {
 		assert.Zero(t, p.exemplars)
 	}
 	assert.True(t, hist.HasSum())
-}
-
-// setCollectorReload makes f the collector's reload (collectorreload.Set) for a test, with
-// no hand-over left from another, and removes it when the test ends.
-func setCollectorReload(t *testing.T, f func() error) {
-	handoffs.Clear()
-	collectorreload.Set(f)
-	t.Cleanup(func() { handoffs.Clear(); collectorreload.Set(nil) })
 }

@@ -2,8 +2,8 @@ package modelplanemapping
 
 import (
 	"context"
-	"sort"
-	"sync/atomic"
+	"maps"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/confmap"
@@ -12,47 +12,56 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 )
 
-// ScrapeSources reads the config of one modelplane_mapping processor and, when it asks for
-// scrape_filter, returns the metric names its mappings read at start: the built-ins, the
-// mapping files as they are now, the cluster's MetricMapping objects (cluster_mappings) and
-// the inline mappings. otelcol-modelplane's scrapefilter converter turns them into a keep
-// rule on the Prometheus receivers feeding the processor. An API server that does not answer
-// is logged to logger (nil: not logged), and the processor rebuilds the filter later.
-func ScrapeSources(conf *confmap.Conf, logger *zap.Logger) (names []string, filter bool, err error) {
+// ScrapeFilter is what one modelplane_mapping processor's configuration reads, for the
+// scrape filter that keeps only those metrics on the Prometheus receivers feeding it.
+type ScrapeFilter struct{ cfg *Config }
+
+// ScrapeFilterOf reads the config of one modelplane_mapping processor; it returns nil when
+// the processor does not ask for scrape_filter.
+func ScrapeFilterOf(conf *confmap.Conf) (*ScrapeFilter, error) {
 	cfg := createDefaultConfig()
 	if conf != nil {
 		if err := cfg.Unmarshal(conf); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 	}
 	if !cfg.ScrapeFilter || !cfg.DropUnmapped {
-		return nil, false, nil
+		return nil, nil
 	}
-	builtins, inline, err := cfg.builtinAndInline()
-	if err != nil {
-		return nil, false, err
-	}
-	files, _ := loadFiles(cfg.MappingFiles, nil) // problems are the processor's to report
-	all := append(builtins, files.mappings()...)
-	if cfg.ClusterMappings.Enabled {
-		ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
-		objects, err := listClusterMappings(ctx, cfg.ClusterMappings)
-		cancel()
-		if err != nil && logger != nil {
-			logger.Warn("The scrape filter is built without the cluster's MetricMappings; the processor rebuilds it when it reads them", zap.Error(err))
-		}
-		listed := sources(objects)
-		clusterListed.Store(&listed)
-		all = append(all, objects...)
-	}
-	all = append(all, inline...)
-	set := sources(all)
-	for n := range set {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names, true, nil
+	return &ScrapeFilter{cfg: cfg}, nil
 }
+
+// Local returns the metric names that the built-ins, the mapping files as they are now and
+// the inline mappings read. A file with problems is the processor's to report.
+func (f *ScrapeFilter) Local() (map[string]bool, error) {
+	builtins, inline, err := f.cfg.builtinAndInline()
+	if err != nil {
+		return nil, err
+	}
+	files, _ := loadFiles(f.cfg.MappingFiles, nil)
+	return sources(append(append(builtins, files.mappings()...), inline...)), nil
+}
+
+// Cluster returns the metric names the cluster's MetricMapping objects read; none without
+// cluster_mappings.
+func (f *ScrapeFilter) Cluster(ctx context.Context) (map[string]bool, error) {
+	if !f.cfg.ClusterMappings.Enabled {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, listTimeout)
+	defer cancel()
+	objects, err := listClusterMappings(ctx, f.cfg.ClusterMappings)
+	return sources(objects), err
+}
+
+// Follows tells whether the mappings read mapping files or the cluster's objects, which
+// change while the collector runs.
+func (f *ScrapeFilter) Follows() bool {
+	return len(f.cfg.MappingFiles) > 0 || f.cfg.ClusterMappings.Enabled
+}
+
+// ReloadInterval is the processor's reload_interval.
+func (f *ScrapeFilter) ReloadInterval() time.Duration { return f.cfg.ReloadInterval }
 
 // sources is the set of metric names that mappings read.
 func sources(ms []metricmapping.MetricMapping) map[string]bool {
@@ -65,17 +74,27 @@ func sources(ms []metricmapping.MetricMapping) map[string]bool {
 	return set
 }
 
-// listTimeout bounds the scrape filter's list of the cluster's MetricMappings, which delays
-// the collector's start and every reload of its configuration.
+// listTimeout bounds one list of the cluster's MetricMappings for the scrape filter, which
+// delays the collector's start and every reload of its configuration.
 const listTimeout = 10 * time.Second
 
-// clusterListed holds the sources of the cluster's MetricMappings at the last build of the
-// scrape filter: what the filter keeps for them.
-var clusterListed atomic.Pointer[map[string]bool]
-
-func listedClusterSources() map[string]bool {
-	if m := clusterListed.Load(); m != nil {
-		return *m
+// ScrapeSources reads the config of one modelplane_mapping processor and, when it asks for
+// scrape_filter, returns the metric names its mappings read now, sorted: the built-ins, the
+// mapping files, the cluster's MetricMapping objects and the inline mappings. An API server
+// that does not answer is logged to logger (nil: not logged) and leaves the cluster's out.
+func ScrapeSources(conf *confmap.Conf, logger *zap.Logger) (names []string, filter bool, err error) {
+	f, err := ScrapeFilterOf(conf)
+	if f == nil || err != nil {
+		return nil, false, err
 	}
-	return nil
+	set, err := f.Local()
+	if err != nil {
+		return nil, false, err
+	}
+	cluster, err := f.Cluster(context.Background())
+	if err != nil && logger != nil {
+		logger.Warn("The scrape filter is built without the cluster's MetricMappings; it is rebuilt when they are read", zap.Error(err))
+	}
+	maps.Copy(set, cluster)
+	return slices.Sorted(maps.Keys(set)), true, nil
 }

@@ -2,10 +2,7 @@ package modelplanemapping
 
 import (
 	"context"
-	"errors"
-	"os"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
@@ -93,33 +90,6 @@ func TestTelemetryPerProcessor(t *testing.T) {
 		{Value: 3, Attributes: attribute.NewSet(attribute.String("processor", "modelplane_mapping/engines"))},
 		{Value: 5, Attributes: attribute.NewSet(attribute.String("processor", "modelplane_mapping/gpus"))},
 	}, metricdatatest.IgnoreTimestamp())
-}
-
-// With the scrape filter on, a mapping update that reads a metric the filter drops, where the
-// collector cannot reload (here: it refuses), shows as a gauge of metrics waiting for a
-// restart, for an alert to catch; it goes back to 0 when no mapping reads them any more.
-func TestTelemetryUnfilteredSources(t *testing.T) {
-	setCollectorReload(t, func() error { return errors.New("the configuration does not validate") })
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-
-	file, cfg := filteredConfig(t)
-	p, err := NewFactory().CreateMetrics(context.Background(), metadatatest.NewSettings(tel), cfg, consumertest.NewNop())
-	require.NoError(t, err)
-	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
-	defer func() { require.NoError(t, p.Shutdown(context.Background())) }()
-
-	waiting := func() int64 { return gaugeValue(tel, "otelcol_processor_modelplane_mapping_unfiltered_sources") }
-	require.Equal(t, int64(0), waiting())
-	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v2")+"  - from: src_c\n    to: modelplane_v2_c\n  - from: src_d\n    to: modelplane_v2_d\n"), 0o600))
-	require.Eventually(t, func() bool { return waiting() == 2 }, 5*time.Second, 5*time.Millisecond)
-	metadatatest.AssertEqualProcessorModelplaneMappingUnfilteredSources(t, tel, []metricdata.DataPoint[int64]{{
-		Value: 2, Attributes: attribute.NewSet(attribute.String("processor", "modelplane_mapping")),
-	}}, metricdatatest.IgnoreTimestamp())
-	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v3")+"  - from: src_c\n    to: modelplane_v3_c\n"), 0o600))
-	require.Eventually(t, func() bool { return waiting() == 1 }, 5*time.Second, 5*time.Millisecond)
-	require.NoError(t, os.WriteFile(file, []byte(mappingDoc("v4")), 0o600))
-	require.Eventually(t, func() bool { return waiting() == 0 }, 5*time.Second, 5*time.Millisecond)
 }
 
 // gaugeValue is the value of the integer gauge name, -1 while it has none.

@@ -37,7 +37,6 @@ type TelemetryBuilder struct {
 	ProcessorModelplaneMappingReloads            metric.Int64Counter
 	ProcessorModelplaneMappingScrapesFailed      metric.Int64Counter
 	ProcessorModelplaneMappingSeriesEnded        metric.Int64Counter
-	ProcessorModelplaneMappingUnfilteredSources  metric.Int64ObservableGauge
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -72,21 +71,6 @@ func (builder *TelemetryBuilder) RegisterProcessorModelplaneMappingMappingsActiv
 		cb(ctx, &observerInt64{inst: builder.ProcessorModelplaneMappingMappingsActive, obs: o})
 		return nil
 	}, builder.ProcessorModelplaneMappingMappingsActive)
-	if err != nil {
-		return err
-	}
-	builder.mu.Lock()
-	defer builder.mu.Unlock()
-	builder.registrations = append(builder.registrations, reg)
-	return nil
-}
-
-// RegisterProcessorModelplaneMappingUnfilteredSourcesCallback sets callback for observable ProcessorModelplaneMappingUnfilteredSources metric.
-func (builder *TelemetryBuilder) RegisterProcessorModelplaneMappingUnfilteredSourcesCallback(cb metric.Int64Callback) error {
-	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
-		cb(ctx, &observerInt64{inst: builder.ProcessorModelplaneMappingUnfilteredSources, obs: o})
-		return nil
-	}, builder.ProcessorModelplaneMappingUnfilteredSources)
 	if err != nil {
 		return err
 	}
@@ -176,12 +160,6 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_modelplane_mapping_series_ended",
 		metric.WithDescription("Series that a mapping reload stopped producing, ended with a staleness marker. [Development]"),
 		metric.WithUnit("{series}"),
-	)
-	errs = errors.Join(errs, err)
-	builder.ProcessorModelplaneMappingUnfilteredSources, err = builder.meter.Int64ObservableGauge(
-		"otelcol_processor_modelplane_mapping_unfiltered_sources",
-		metric.WithDescription("Metrics that a loaded mapping reads but the scrape filter still drops, so they are not mapped until the collector reloads its configuration or restarts. [Development]"),
-		metric.WithUnit("{metric}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

@@ -160,17 +160,3 @@ func AssertEqualProcessorModelplaneMappingSeriesEnded(t *testing.T, tt *componen
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
-
-func AssertEqualProcessorModelplaneMappingUnfilteredSources(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
-	want := metricdata.Metrics{
-		Name:        "otelcol_processor_modelplane_mapping_unfiltered_sources",
-		Description: "Metrics that a loaded mapping reads but the scrape filter still drops, so they are not mapped until the collector reloads its configuration or restarts. [Development]",
-		Unit:        "{metric}",
-		Data: metricdata.Gauge[int64]{
-			DataPoints: dps,
-		},
-	}
-	got, err := tt.GetMetric("otelcol_processor_modelplane_mapping_unfiltered_sources")
-	require.NoError(t, err)
-	metricdatatest.AssertEqual(t, want, got, opts...)
-}

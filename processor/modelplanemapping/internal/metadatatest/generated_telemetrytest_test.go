@@ -28,10 +28,6 @@ func TestSetupTelemetry(t *testing.T) {
 		observer.Observe(1)
 		return nil
 	}))
-	require.NoError(t, tb.RegisterProcessorModelplaneMappingUnfilteredSourcesCallback(func(_ context.Context, observer metric.Int64Observer) error {
-		observer.Observe(1)
-		return nil
-	}))
 	tb.ProcessorModelplaneMappingConversionsRefused.Add(context.Background(), 1)
 	tb.ProcessorModelplaneMappingDatapointsDropped.Add(context.Background(), 1)
 	tb.ProcessorModelplaneMappingDatapointsIn.Add(context.Background(), 1)
@@ -64,9 +60,6 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorModelplaneMappingSeriesEnded(t, testTel,
-		[]metricdata.DataPoint[int64]{{Value: 1}},
-		metricdatatest.IgnoreTimestamp())
-	AssertEqualProcessorModelplaneMappingUnfilteredSources(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 

@@ -22,7 +22,8 @@ const (
 	RefusedBounds Refusal = iota
 	// RefusedPartType: a part was asked of a metric that is not a histogram or summary.
 	RefusedPartType
-	numRefusals
+	// NumRefusals counts the reasons above.
+	NumRefusals
 )
 
 func (r Refusal) String() string {
@@ -40,7 +41,7 @@ type Stats struct {
 	In      int64
 	Mapped  int64 // points of metrics that a mapping renamed, converted, labelled or extracted
 	Dropped int64 // points of metrics removed because they are not modelplane_*
-	Refused [numRefusals]int64
+	Refused [NumRefusals]int64
 }
 
 // Options select the behaviour around the mappings.

@@ -281,7 +281,7 @@ func FuzzKeepRule(f *testing.F) {
 
 // TestKeepRuleShareOfSharedPages: how many sample lines of each shared page the built-ins'
 // keep rule keeps, and how many lines an 8x8 fleet's scrape round holds; the figures
-// docs/benchmarks.md quotes (`go test -run TestKeepRuleShareOfSharedPages -v ./internal/scrapefilter/`).
+// docs/benchmarks.md quotes (`go test -run TestKeepRuleShareOfSharedPages -v ./processor/modelplanemapping/scrapefilter/`).
 func TestKeepRuleShareOfSharedPages(t *testing.T) {
 	names, on, err := modelplanemapping.ScrapeSources(confmap.NewFromStringMap(map[string]any{"scrape_filter": true}), nil)
 	require.NoError(t, err)
@@ -290,7 +290,7 @@ func TestKeepRuleShareOfSharedPages(t *testing.T) {
 	type share struct{ kept, samples int }
 	shares := map[string]share{}
 	for _, page := range []string{"vllm", "sglang", "gateway-genai", "epp", "dcgm-exporter"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "exposition", page+".prom"))
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "exposition", page+".prom"))
 		require.NoError(t, err)
 		var s share
 		for _, line := range strings.Split(string(data), "\n") {

@@ -29,7 +29,7 @@ import (
 //   - skip-then-parse: lines whose metric name the keep rule rejects are skipped by name
 //     first; the parser reads the rest.
 //
-// go test -run '^$' -bench BenchmarkScrapeRoundRead -benchmem ./internal/scrapefilter/
+// go test -run '^$' -bench BenchmarkScrapeRoundRead -benchmem ./processor/modelplanemapping/scrapefilter/
 func BenchmarkScrapeRoundRead(b *testing.B) {
 	names, _, err := modelplanemapping.ScrapeSources(confmap.NewFromStringMap(map[string]any{"scrape_filter": true}), nil)
 	require.NoError(b, err)
@@ -112,7 +112,7 @@ func metricName(line []byte) []byte {
 // every collector then inflates them. It inflates one 8x8 round, the same 14 pages gzipped at
 // level 9 as Python's gzip.compress does.
 //
-// go test -run '^$' -bench BenchmarkScrapeRoundInflate -benchmem ./internal/scrapefilter/
+// go test -run '^$' -bench BenchmarkScrapeRoundInflate -benchmem ./processor/modelplanemapping/scrapefilter/
 func BenchmarkScrapeRoundInflate(b *testing.B) {
 	var pages [][]byte
 	for _, data := range roundPages(b) {

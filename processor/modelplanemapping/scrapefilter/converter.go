@@ -5,7 +5,7 @@
 // processor's mappings (with their histogram and summary series), modelplane_* and
 // target_info. The receiver then never turns the rest of an engine's page into data that
 // the processor would drop, which is most of the page and most of the collector's CPU.
-package scrapefilter // import "github.com/modelplaneai/otelcol-modelplane/internal/scrapefilter"
+package scrapefilter // import "github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/scrapefilter"
 
 import (
 	"context"
