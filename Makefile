@@ -237,10 +237,10 @@ bench-peers: $(COLLECTOR) $(PEERS)/usr/bin/vmagent
 perf-e2e:
 	scripts/perf-e2e.sh $(or $(FLEET),8x8) $(PERF_FLAGS)
 
-## generate: regenerate cmd/otelcol-modelplane from builder-config.yaml, and each component's
+## generate: regenerate cmd/otelcol-modelplane/components.go from builder-config.yaml, and each component's
 ## generated files from its metadata.yaml (mdatagen, a tool in go.mod)
 generate: $(BUILDER) $(REFERENCE_BUILDER) $(MDATAGEN)
-	scripts/generate.sh $(BUILDER) builder-config.yaml cmd/otelcol-modelplane
+	scripts/generate.sh $(BUILDER) builder-config.yaml cmd/otelcol-modelplane components.go
 	scripts/generate.sh $(REFERENCE_BUILDER) bench/reference/builder-config.yaml bench/reference/cmd/otelcol-reference
 	scripts/mdatagen.sh $(MDATAGEN) $(MDATAGEN_DIRS)
 
@@ -253,7 +253,7 @@ bump-release:
 ## check-generated: fail when generated code is stale against builder-config.yaml or metadata.yaml
 check-generated: $(BUILDER) $(REFERENCE_BUILDER) $(MDATAGEN)
 	scripts/release.sh check $(CORE_VERSION) $(STABLE_VERSION) $(CONTRIB_VERSION)
-	scripts/check-generated.sh $(BUILDER) builder-config.yaml cmd/otelcol-modelplane
+	scripts/check-generated.sh $(BUILDER) builder-config.yaml cmd/otelcol-modelplane components.go
 	scripts/check-generated.sh $(REFERENCE_BUILDER) bench/reference/builder-config.yaml bench/reference/cmd/otelcol-reference
 	scripts/check-mdatagen.sh $(MDATAGEN) $(MDATAGEN_DIRS)
 
@@ -261,6 +261,8 @@ check-generated: $(BUILDER) $(REFERENCE_BUILDER) $(MDATAGEN)
 lint: $(STATICCHECK)
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@out=$$(for f in $$(git ls-files '*.go'); do head -5 "$$f" | grep -q 'Code generated' || head -2 "$$f" | grep -q 'SPDX-License-Identifier' || echo "$$f"; done); \
+	if [ -n "$$out" ]; then echo "no SPDX license header:"; echo "$$out"; exit 1; fi
 	$(GO) vet -tags $(TAGS) ./...
 	$(STATICCHECK) -tags $(TAGS) ./...
 	cd e2e/crdapiserver && $(GO) vet ./... && $(STATICCHECK) ./...

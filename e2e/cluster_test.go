@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package e2e
 
 import (
@@ -8,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
-	"github.com/modelplaneai/otelcol-modelplane/internal/kubeapitest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/kubeapitest"
 )
 
 func clusterMapping(name, from, to string) string {

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package e2e
 
 import (
@@ -20,8 +23,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
-	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/demofleet"
 )
 
 // What `make run` does: the collector with no --config runs its embedded default against
@@ -201,19 +204,20 @@ func TestVersionNamesTheCommit(t *testing.T) {
 	assert.Contains(t, string(out), "OpenTelemetry Collector "+string(otelcol[1])+")")
 }
 
-// The built binary's help starts with what the collector's own help cannot say: that it runs
-// an embedded default, and the commands only this distribution has; the collector's follows.
+// The built binary's help starts with what the collector's own help cannot say, that it runs
+// an embedded default, and lists this distribution's commands beside the collector's.
 func TestHelpNamesOurCommands(t *testing.T) {
 	for _, arg := range []string{"--help", "help"} {
 		out, err := exec.Command(collectorBin, arg).CombinedOutput()
 		require.NoError(t, err, string(out))
 		help := string(out)
 		assert.True(t, strings.HasPrefix(help, "otelcol-modelplane, the OpenTelemetry Collector for GPU inference fleets."), help)
-		for _, cmd := range []string{"default-config", "preview SOURCE", "validate", "--version", "127.0.0.1:9464/metrics"} {
-			assert.Contains(t, help, cmd, arg)
+		assert.Contains(t, help, "127.0.0.1:9464/metrics", arg)
+		assert.Less(t, strings.Index(help, "127.0.0.1:9464/metrics"), strings.Index(help, "Usage:"))
+		assert.Contains(t, help, "--version", arg)
+		for _, cmd := range []string{"default-config", "preview", "validate", "validate-mappings", "version", "components"} {
+			assert.Regexp(t, `(?m)^\s+`+regexp.QuoteMeta(cmd)+`\s`, help, arg)
 		}
-		assert.Contains(t, help, "Available Commands:", "the collector's own help follows")
-		assert.Less(t, strings.Index(help, "preview SOURCE"), strings.Index(help, "Usage:"))
 	}
 }
 

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package e2e runs the built collector against real components on loopback: demo engines
 // serving the recorded expositions, and Prometheus from Debian's package with its
 // remote-write receiver. Assertions go through Prometheus's HTTP API.
@@ -20,9 +23,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/demofleet"
 )
 
 var collectorBin string

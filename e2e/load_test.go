@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package e2e
 
 import (
@@ -10,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
-	"github.com/modelplaneai/otelcol-modelplane/internal/procstat"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/procstat"
 )
 
 // loadDuration is how long the load test scrapes; E2E_LOAD shortens it for a quick run.

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package e2e
 
 import (
@@ -36,7 +39,7 @@ func TestRestartDuringOutageRemoteWriteLoss(t *testing.T) {
 // lost, where the in-memory queue lost every batch it held
 // (TestRestartDuringOutageRemoteWriteLoss). The batch being retried at the stop goes first
 // too: the collector's persistent queue alone puts it back at the end, behind later ones, and
-// Prometheus refused its samples as out of order, one scrape round lost (internal/queuefront).
+// Prometheus refused its samples as out of order, one scrape round lost (internal/deliverywatch/queuefront.go).
 func TestRestartDuringOutageRemoteWritePersistentQueue(t *testing.T) {
 	// Waits for one less, so that a loss is counted below rather than waited for.
 	r := restartDuringOutage(t, t.TempDir(), func(rounds, _ int) int { return rounds - 1 })

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# check-generated.sh BUILDER CONFIG OUTDIR: regenerates into a temporary folder and fails on
-# any difference with the committed OUTDIR.
+# check-generated.sh BUILDER CONFIG OUTDIR [FILE...]: regenerates into a temporary folder
+# (only the FILEs named, where some are) and fails on any difference with the committed OUTDIR.
 set -euo pipefail
 builder=$1 config=$2 out=$3
+shift 3
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$here/generate.sh" "$builder" "$config" "$tmp/gen"
+"$here/generate.sh" "$builder" "$config" "$tmp/gen" "$@"
 status=0
 for f in "$tmp"/gen/*.go; do
   name=$(basename "$f")

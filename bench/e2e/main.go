@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //go:build linux
 
 // Command e2e compares whole collectors on the same work: otelcol-modelplane against the
@@ -37,12 +40,12 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
-	"github.com/modelplaneai/otelcol-modelplane/internal/pagecache"
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
-	"github.com/modelplaneai/otelcol-modelplane/internal/procstat"
-	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/demofleet"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/pagecache"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/procstat"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/scrapefilter"
 )
@@ -64,7 +67,6 @@ func main() {
 	flag.BoolVar(&oursKeptPages, "ours-kept-pages", false, "an experiment: our collector gets pages that hold only the lines its keep rule keeps (the reference still gets whole pages), to measure what never sending, or skipping before parsing, the rest would save")
 	flag.BoolVar(&minimalPages, "minimal-pages", false, "an experiment: both collectors get pages that hold one mapped gauge per engine and GPU exporter and nothing else (vLLM's and SGLang's running requests, the GPUs' temperature; the gateway's and picker's pages empty), to measure the fixed cost of scraping the fleet's targets, which no saving per line moves")
 	both := flag.Bool("together", false, "run both collectors at once in each repetition, on the same fleet and over the same window, instead of one after the other: both meet the same load of the machine, so the ratio of a pair no longer moves with it (start-up then overlaps the other collector's scraping); not with -profiles")
-	idleConfig := flag.String("idle-config", "", "print the idle run's configuration of this collector (ours or reference), exporting nowhere, and exit (scripts/resident-pages.py runs a collector under it)")
 	busy := flag.Int("busy", 0, "run this many busy loops (processes that only spin) for the whole run, as a node whose engines keep some cores busy")
 	spin := flag.Bool("spin", false, "spin until killed (what -busy runs)")
 	flag.Parse()
@@ -82,19 +84,6 @@ func main() {
 			log.Fatal(err)
 		}
 		defer stop()
-	}
-	if *idleConfig != "" {
-		if *idleConfig != "ours" && *idleConfig != "reference" {
-			log.Fatalf("-idle-config: %q is neither ours nor reference", *idleConfig)
-		}
-		cfg, err := renderConfig(*idleConfig, nil, *interval, "127.0.0.1:1", "")
-		if err == nil {
-			_, err = os.Stdout.Write(cfg)
-		}
-		if err != nil {
-			log.Fatal(err)
-		}
-		return
 	}
 	for which, f := range map[string]string{"ours": *oursEnvFlag, "reference": *refEnvFlag} {
 		if f == "" {

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command scrapefloor is the least a Go collector can do for a scrape config, to measure the
 // floor under any collector on the same fleet and machine: it scrapes every target of every
 // job each scrape_interval over HTTP with keep-alive (as Prometheus does), reads the page and

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 import (
@@ -14,7 +17,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/demofleet"
 )
 
 // sampleLines counts a page's sample lines the way a scrape does.

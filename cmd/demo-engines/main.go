@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command demo-engines serves the recorded vLLM, SGLang and dcgm-exporter /metrics pages of
 // testdata/exposition at the addresses the embedded default scrapes, advancing counters on
 // every scrape, so `make run` shows a working pipeline on a machine with no GPU and no engine.
@@ -11,7 +14,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/demofleet"
 )
 
 func main() {

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gpu-check runs the dcgm receiver against the real NVIDIA driver of this host for a
 // few collections and prints what it read: per GPU, every field's value or its absence (the
 // receiver logs why a field is absent), then the modelplane_* series the built-in mappings make

@@ -1,4 +1,5 @@
-// This file is ours, not the builder's: `make generate` leaves it alone.
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
 
 package main
 
@@ -8,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
 
@@ -49,11 +49,15 @@ func runValidateMappings(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	modelplanemapping.SetStrictFileValidation(true)
-	defer modelplanemapping.SetStrictFileValidation(false)
-	validatenotes.Out = stderr
-	defer func() { validatenotes.Out = nil }()
 	if err := cfg.Validate(); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	warnings, err := cfg.CheckSources()
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}

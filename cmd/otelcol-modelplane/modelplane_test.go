@@ -1,6 +1,10 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -97,65 +101,68 @@ func TestVersionNamesTheCommit(t *testing.T) {
 	assert.Equal(t, "otelcol-modelplane version "+version+" (commit 0123456789ab with local changes, OpenTelemetry Collector v0.161.0)", formatVersion(bi))
 }
 
-func TestPrepareArgs(t *testing.T) {
-	def := "--config=" + defaultconfig.URI
-	cases := map[string][]string{
-		"":                                {def},
-		"validate":                        {"validate", def},
-		"--config=x.yaml":                 {"--config=x.yaml"},
-		"--config x.yaml":                 {"--config", "x.yaml"},
-		"validate --config x.yaml":        {"validate", "--config", "x.yaml"},
-		"components":                      {"components"},
-		"--help":                          {"--help"},
-		"--feature-gates=foo":             {"--feature-gates=foo", def},
-		"--set=processors::batch::x=1 -c": {"--set=processors::batch::x=1", "-c"},
-	}
-	var help strings.Builder
-	stdout = &help
-	t.Cleanup(func() { stdout = os.Stdout })
-	for in, want := range cases {
-		help.Reset()
-		args := append([]string{"otelcol-modelplane"}, strings.Fields(in)...)
-		assert.Equal(t, append([]string{"otelcol-modelplane"}, want...), prepareArgs(args), in)
-		if in == "--help" {
-			assert.Equal(t, helpPreface, help.String())
-		} else {
-			assert.Empty(t, help.String(), in)
-		}
-	}
-	// -h, --help and help before the collector's help; help for one command is that
-	// command's own.
-	for _, in := range []string{"-h", "help"} {
-		help.Reset()
-		assert.Equal(t, []string{"otelcol-modelplane", in}, prepareArgs([]string{"otelcol-modelplane", in}))
-		assert.Equal(t, helpPreface, help.String(), in)
-	}
-	help.Reset()
-	assert.Equal(t, []string{"otelcol-modelplane", "help", "validate"}, prepareArgs([]string{"otelcol-modelplane", "help", "validate"}))
-	assert.Empty(t, help.String())
-}
-
-// The listen addresses are checked before a start on embedded configurations only, whose
-// addresses come from the environment.
-func TestStartsOn(t *testing.T) {
+// The listen addresses are checked at a start on the embedded configurations only, whose
+// addresses come from the environment: the command's flags, once parsed, say so.
+func TestOnEmbeddedOnly(t *testing.T) {
 	for in, want := range map[string]bool{
 		"": true,
-		"--config modelplane:default --config=modelplane:remote-write": true,
-		"-c modelplane:default --feature-gates=foo":                    true,
-		"--config=modelplane:default --config=x.yaml":                  true, // run, but on a file of the user's
-		"validate":                             false,
-		"validate --config=modelplane:default": false,
+		"--config modelplane:default --config=modelplane:remote-write":       true,
+		"--config=modelplane:default --feature-gates=-service.partialReload": true,
+		"--config=modelplane:default --config=x.yaml":                        false,
+		"--config=x.yaml": false,
 		"--config=modelplane:default --set=exporters::x=1": false,
-		"--help":     false,
-		"components": false,
 	} {
-		uris, run := startsOn(strings.Fields(in))
-		assert.Equal(t, want, run, in)
-		if in == "--config=modelplane:default --config=x.yaml" {
-			assert.Equal(t, []string{"modelplane:default", "x.yaml"}, uris)
-			assert.False(t, defaultconfig.Embedded(uris[1]))
-		}
+		root := newCommand(io.Discard, io.Discard)
+		require.NoError(t, root.ParseFlags(strings.Fields(in)), in)
+		assert.Equal(t, want, onEmbeddedOnly(root), in)
 	}
+}
+
+// The commands of this distribution are the collector's command's, with validate replaced by
+// one that also reads the mapping files; each returns its exit status.
+func TestCommands(t *testing.T) {
+	run := func(args ...string) (string, string, error) {
+		var out, errOut strings.Builder
+		root := newCommand(&out, &errOut)
+		root.SetArgs(args)
+		root.SetOut(&out)
+		root.SetErr(&errOut)
+		err := root.Execute()
+		return out.String(), errOut.String(), err
+	}
+	var names []string
+	for _, c := range newCommand(io.Discard, io.Discard).Commands() {
+		names = append(names, c.Name())
+	}
+	assert.Equal(t, []string{"components", "default-config", "featuregate", "preview", "print-config", "validate", "validate-mappings", "version"}, names)
+
+	out, _, err := run("default-config", "otlp")
+	require.NoError(t, err)
+	assert.Equal(t, string(defaultconfig.OTLPYAML), out)
+	_, errOut, err := run("default-config", "nope")
+	assert.Equal(t, exitCode(2), err)
+	assert.Contains(t, errOut, `no embedded configuration "nope"`)
+
+	out, _, err = run("version")
+	require.NoError(t, err)
+	assert.Equal(t, versionLine()+"\n", out)
+	out, _, err = run("--version")
+	require.NoError(t, err)
+	assert.Equal(t, versionLine()+"\n", out)
+
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: x}\nspec:\n  metrics:\n  - {from: a, to: requests}\n"), 0o600))
+	cfg := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("receivers: {prometheus: {config: {scrape_configs: [{job_name: x, static_configs: [{targets: [\"127.0.0.1:1\"]}]}]}}}\n"+
+		"processors: {modelplane_mapping: {mapping_files: ["+bad+"]}}\nexporters: {debug: {}}\n"+
+		"service: {pipelines: {metrics: {receivers: [prometheus], processors: [modelplane_mapping], exporters: [debug]}}}\n"), 0o600))
+	_, errOut, err = run("validate", "--config="+cfg)
+	require.Error(t, err, "validate reads the mapping files")
+	assert.Contains(t, errOut, "processors::modelplane_mapping: "+bad+`: MetricMapping "x": line 6: metrics[0].to: "requests" does not match`)
+	require.NoError(t, os.WriteFile(bad, []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: x}\nspec:\n  metrics:\n  - {from: a, to: modelplane_a}\n"), 0o600))
+	_, errOut, err = run("validate", "--config="+cfg)
+	require.NoError(t, err, errOut)
 }
 
 // embeddedConfig resolves uris with the env and modelplane providers and validates the
@@ -167,7 +174,7 @@ func embeddedConfig(t *testing.T, uris ...string) *otelcol.Config {
 	provider, err := otelcol.NewConfigProvider(otelcol.ConfigProviderSettings{
 		ResolverSettings: confmap.ResolverSettings{
 			URIs:              uris,
-			ProviderFactories: []confmap.ProviderFactory{envprovider.NewFactory(), defaultconfig.NewFactory()},
+			ProviderFactories: []confmap.ProviderFactory{envprovider.NewFactory(nil), defaultconfig.NewFactory()},
 			DefaultScheme:     "env",
 		},
 	})
@@ -232,7 +239,7 @@ func TestCheckGeneratedDetectsStaleCode(t *testing.T) {
 	t.Cleanup(func() { _ = os.Remove(cfgPath) })
 
 	run := func(config string) (string, error) {
-		cmd := exec.Command("scripts/check-generated.sh", builder, config, "cmd/otelcol-modelplane")
+		cmd := exec.Command("scripts/check-generated.sh", builder, config, "cmd/otelcol-modelplane", "components.go")
 		cmd.Dir = filepath.Join("..", "..")
 		out, err := cmd.CombinedOutput()
 		return string(out), err

@@ -1,4 +1,5 @@
-// This file is ours, not the builder's: `make generate` leaves it alone.
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
 
 package main
 
@@ -11,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/preview"
+	"github.com/modelplaneai/otelcol-modelplane/cmd/otelcol-modelplane/internal/preview"
 )
 
 const previewUsage = `Usage: otelcol-modelplane preview [flags] SOURCE

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package helm tests the otelcol-modelplane chart with Helm's own Go library: it renders
 // every example under examples/<name>/values.yaml, compares the output with the committed
 // examples/<name>/rendered/, decodes every object strictly into Kubernetes API types, lints

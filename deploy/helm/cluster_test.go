@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package helm
 
 import (
@@ -17,8 +20,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
-	"github.com/modelplaneai/otelcol-modelplane/internal/kubeapitest"
 	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/kubeapitest"
 )
 
 // With clusterMappings, the chart's service account reads the cluster's MetricMappings. The

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command image assembles the otelcol-modelplane container image as an OCI image archive
 // without a Docker daemon and without pulling a base image: the binary at
 // /otelcol-modelplane, the shared libraries cgo links it against (libnvidia-ml itself is

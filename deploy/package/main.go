@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command package writes the release packages of otelcol-modelplane for GPU hosts that have no
 // Go toolchain: per collector binary a Debian package (`apt install ./FILE.deb` on Ubuntu, DGX
 // OS and Debian), an RPM (`dnf install ./FILE.rpm` on RHEL, Rocky and Fedora) and a tar.gz,

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package standalone tests the GPU-host install: `make install` with DESTDIR, the systemd
 // unit through systemd-analyze, and the example config through `otelcol-modelplane validate`.
 package standalone

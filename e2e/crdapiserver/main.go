@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Command crd-apiserver is a Kubernetes API server for the end-to-end tests: Kubernetes'
 // own apiextensions-apiserver (the part of kube-apiserver that serves CustomResourceDefinitions
 // and their objects, with its schema validation, watches and resource versions) on an etcd
@@ -5,7 +8,7 @@
 // certificates signed by --client-ca-file in the group system:masters, as a cluster admin's
 // kubeconfig does. With -webhook it also admits bearer tokens: it asks that URL, as a
 // kube-apiserver's own authenticator and authorizer would, who a token is (a TokenReview)
-// and whether they may do what they ask (a SubjectAccessReview); internal/kubeapitest answers
+// and whether they may do what they ask (a SubjectAccessReview); internal/testutil/kubeapitest answers
 // those as a cluster's service accounts and RBAC do. A module of its own, so that the
 // collector's go.mod never carries etcd.
 package main

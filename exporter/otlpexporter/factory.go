@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package otlpexporter is the collector's OTLP/gRPC exporter (type otlp_grpc, alias otlp,
 // unchanged), except for what it says while its endpoint fails: the collector's
 // retry logs every retry ("Exporting failed. Will retry the request after interval.", every

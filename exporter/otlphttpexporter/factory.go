@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package otlphttpexporter is the collector's OTLP/HTTP exporter (type otlp_http, alias
 // otlphttp, unchanged), except for what it says while its endpoint fails: the
 // collector's retry logs every retry ("Exporting failed. Will retry the request after

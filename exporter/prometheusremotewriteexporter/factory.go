@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package prometheusremotewriteexporter is contrib's Prometheus remote write exporter (type
 // prometheus_remote_write, alias prometheusremotewrite), except for what it says
 // while its endpoint fails, and one key more. Contrib's says nothing at all while the endpoint refuses

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package builtin holds the built-in MetricMapping catalog as YAML files, embedded in the
 // binary and loaded through the same decoder as a user's mapping files.
 package builtin // import "github.com/modelplaneai/otelcol-modelplane/internal/builtin"

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package builtin
 
 import (
@@ -53,10 +56,10 @@ func TestSelect(t *testing.T) {
 		}
 		return out
 	}
-	defaults := []string{"modelplane-gateway", "modelplane-gpu", "modelplane-gpu-dcgm49", "modelplane-picker", "modelplane-sglang", "modelplane-vllm"}
+	defaults := []string{"modelplane-gateway", "modelplane-gpu", "modelplane-gpu-dcgm49", "modelplane-picker", "modelplane-picker-legacy", "modelplane-sglang", "modelplane-vllm"}
 	assert.Equal(t, defaults, names(nil))
 	assert.Equal(t, defaults, names([]string{"default"}))
-	assert.Equal(t, []string{"modelplane-gateway", "modelplane-gpu", "modelplane-gpu-dcgm49", "modelplane-nim", "modelplane-picker", "modelplane-sglang", "modelplane-vllm"},
+	assert.Equal(t, []string{"modelplane-gateway", "modelplane-gpu", "modelplane-gpu-dcgm49", "modelplane-nim", "modelplane-picker", "modelplane-picker-legacy", "modelplane-sglang", "modelplane-vllm"},
 		names([]string{"default", "modelplane-nim"}), "in catalog order, whatever the list's")
 	assert.Equal(t, []string{"modelplane-nim", "modelplane-vllm"}, names([]string{"modelplane-vllm", "modelplane-nim"}))
 	assert.Empty(t, names([]string{}))

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package defaultconfig embeds the default configuration of otelcol-modelplane and the
 // overrides that add remote write or OTLP to it, and serves them as the confmap provider of
 // scheme "modelplane": `--config modelplane:default`, and `--config modelplane:default

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package deliverywatch sees every request an exporter sends, as a client middleware of its
 // HTTP or gRPC client, and logs what the exporter's retries leave unsaid: a request that got
 // no answer at all (where the exporter says nothing of it), and the end of a run of failed

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package deliverywatch
 
 import (
@@ -17,7 +20,6 @@ import (
 	"go.opentelemetry.io/collector/pipeline/xpipeline"
 	"go.uber.org/zap"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/queuefront"
 	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
 )
 
@@ -247,7 +249,7 @@ const InterruptedFirst = "The batches a stop interrupted go first in the persist
 // of that queue, which starts after this (queuefront).
 func (w *Watch) starting(ctx context.Context, host component.Host, signal pipeline.Signal) component.Host {
 	if w.storage != nil {
-		n, err := queuefront.Restore(ctx, host, *w.storage, w.id, signal)
+		n, err := restoreQueueFront(ctx, host, *w.storage, w.id, signal)
 		switch {
 		case err != nil:
 			w.logger.Warn("The batches a stop interrupted could not be put first in the persistent sending queue: "+

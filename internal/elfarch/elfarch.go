@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package elfarch reads from a collector binary's ELF headers what packaging it needs: the
 // Go architecture it was built for and the newest glibc symbol version it links.
 package elfarch

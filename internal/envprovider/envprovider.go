@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package envprovider is the collector's "env" confmap provider (${env:NAME} and
 // ${env:NAME:-default}), except that a value keeps its text where YAML would rewrite a
 // number in it.
@@ -27,6 +30,7 @@ package envprovider // import "github.com/modelplaneai/otelcol-modelplane/intern
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -36,24 +40,24 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	stock "go.opentelemetry.io/collector/confmap/provider/envprovider"
 	"go.uber.org/zap"
-
-	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 )
 
-// NewFactory returns the factory of the "env" provider.
-func NewFactory() confmap.ProviderFactory {
+// NewFactory returns the factory of the "env" provider. notes, when set, gets each warning
+// as a "warning: ..." line as well: `validate` resolves without a logger, and passes stderr.
+func NewFactory(notes io.Writer) confmap.ProviderFactory {
 	return confmap.NewProviderFactory(func(set confmap.ProviderSettings) confmap.Provider {
 		logger := set.Logger
 		if logger == nil {
 			logger = zap.NewNop()
 		}
-		return &provider{Provider: stock.NewFactory().Create(set), logger: logger, said: map[string]bool{}}
+		return &provider{Provider: stock.NewFactory().Create(set), logger: logger, notes: notes, said: map[string]bool{}}
 	})
 }
 
 type provider struct {
 	confmap.Provider
 	logger *zap.Logger
+	notes  io.Writer
 
 	mu   sync.Mutex
 	said map[string]bool // the variables logged about: once each, not once per reference
@@ -99,7 +103,9 @@ func (p *provider) Retrieve(ctx context.Context, uri string, watcher confmap.Wat
 			p.once(n+":-", func() {
 				p.logger.Warn("Environment variable is set but empty: the configuration gets the empty value, not its default; unset it for the default",
 					zap.String("name", n), zap.String("default", def))
-				validatenotes.Warn("%s is set but empty: the configuration gets the empty value, not its default %q; unset it for the default", n, def)
+				if p.notes != nil {
+					fmt.Fprintf(p.notes, "warning: %s is set but empty: the configuration gets the empty value, not its default %q; unset it for the default\n", n, def)
+				}
 			})
 		}
 	}

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package envprovider
 
 import (
@@ -17,8 +20,6 @@ import (
 	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
-
-	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 )
 
 // resolve expands doc (YAML with ${env:...} references) as the collector does, with the
@@ -76,7 +77,7 @@ func TestValueKeepsItsText(t *testing.T) {
 				name    string
 				factory confmap.ProviderFactory
 				want    any
-			}{{"ours", NewFactory(), c.want}, {"stock", stock.NewFactory(), c.stock}} {
+			}{{"ours", NewFactory(nil), c.want}, {"stock", stock.NewFactory(), c.stock}} {
 				var got attribute
 				require.NoError(t, resolve(t, p.factory, "value: ${env:MODELPLANE_TEST_VALUE}").Unmarshal(&got))
 				assert.Equal(t, p.want, got.Value, p.name)
@@ -88,7 +89,7 @@ func TestValueKeepsItsText(t *testing.T) {
 // The default after :- is read the same way.
 func TestDefaultKeepsItsText(t *testing.T) {
 	var got attribute
-	require.NoError(t, resolve(t, NewFactory(), "value: ${env:MODELPLANE_TEST_UNSET:-007}").Unmarshal(&got))
+	require.NoError(t, resolve(t, NewFactory(nil), "value: ${env:MODELPLANE_TEST_UNSET:-007}").Unmarshal(&got))
 	assert.Equal(t, "007", got.Value)
 }
 
@@ -105,7 +106,7 @@ func TestTypedFields(t *testing.T) {
 	t.Setenv("MODELPLANE_TEST_NAME", "0042")
 	t.Setenv("MODELPLANE_TEST_LIMIT", "512")
 	var got limits
-	require.NoError(t, resolve(t, NewFactory(), doc).Unmarshal(&got))
+	require.NoError(t, resolve(t, NewFactory(nil), doc).Unmarshal(&got))
 	assert.Equal(t, limits{Name: "0042", LimitMiB: 512, Alias: "0042"}, got)
 
 	t.Setenv("MODELPLANE_TEST_LIMIT", "0512")
@@ -113,7 +114,7 @@ func TestTypedFields(t *testing.T) {
 	require.NoError(t, resolve(t, stock.NewFactory(), doc).Unmarshal(&stockGot))
 	assert.Equal(t, uint32(330), stockGot.LimitMiB, "the stock provider reads it as octal")
 	core, logs := observer.New(zap.InfoLevel)
-	err := resolve(t, NewFactory(), doc, zap.New(core)).Unmarshal(&got)
+	err := resolve(t, NewFactory(nil), doc, zap.New(core)).Unmarshal(&got)
 	assert.ErrorContains(t, err, "'limit_mib' expected type 'uint32', got unconvertible type 'string'")
 	// The log says which variables are text, and why: once each, though NAME is read twice.
 	var said []map[string]any
@@ -131,12 +132,12 @@ func TestTypedFields(t *testing.T) {
 func TestEmbeddedReference(t *testing.T) {
 	t.Setenv("MODELPLANE_TEST_VALUE", "0042")
 	var got attribute
-	require.NoError(t, resolve(t, NewFactory(), "value: node-${env:MODELPLANE_TEST_VALUE}").Unmarshal(&got))
+	require.NoError(t, resolve(t, NewFactory(nil), "value: node-${env:MODELPLANE_TEST_VALUE}").Unmarshal(&got))
 	assert.Equal(t, "node-0042", got.Value)
 }
 
 func TestScheme(t *testing.T) {
-	p := NewFactory().Create(confmaptest.NewNopProviderSettings())
+	p := NewFactory(nil).Create(confmaptest.NewNopProviderSettings())
 	assert.Equal(t, "env", p.Scheme())
 	_, err := p.Retrieve(context.Background(), "file:x", nil)
 	assert.ErrorContains(t, err, `"file:x" uri is not supported by "env" provider`)
@@ -149,7 +150,7 @@ func FuzzRetrieve(f *testing.F) {
 	for _, s := range []string{"007", "0x1F", "1e3", "1.10", "8080", "-1", "0.5", "prod", "true", "[1, 2]", "{a: 1}", "~", "", " 7 ", "1_000", ".inf", "-.5"} {
 		f.Add(s)
 	}
-	ours := NewFactory().Create(confmaptest.NewNopProviderSettings())
+	ours := NewFactory(nil).Create(confmaptest.NewNopProviderSettings())
 	theirs := stock.NewFactory().Create(confmaptest.NewNopProviderSettings())
 	f.Fuzz(func(t *testing.T, value string) {
 		if strings.ContainsRune(value, 0) {
@@ -191,7 +192,7 @@ func TestHostnameUnset(t *testing.T) {
 		Node    any `mapstructure:"node"`
 		Replica any `mapstructure:"replica"`
 	}
-	require.NoError(t, resolve(t, NewFactory(), "node: ${env:HOSTNAME:-localhost}\nreplica: ${env:HOSTNAME}-vllm", zap.New(core)).Unmarshal(&got))
+	require.NoError(t, resolve(t, NewFactory(nil), "node: ${env:HOSTNAME:-localhost}\nreplica: ${env:HOSTNAME}-vllm", zap.New(core)).Unmarshal(&got))
 	assert.Equal(t, host, got.Node)
 	assert.Equal(t, host+"-vllm", got.Replica)
 	require.Equal(t, 1, logs.Len())
@@ -200,12 +201,12 @@ func TestHostnameUnset(t *testing.T) {
 	// Set but empty: the standalone config's node (${env:HOSTNAME:-localhost}) had no value,
 	// and the resource processor refused it.
 	t.Setenv("HOSTNAME", "")
-	require.NoError(t, resolve(t, NewFactory(), "node: ${env:HOSTNAME:-localhost}\nreplica: ${env:HOSTNAME:?needed}-vllm").Unmarshal(&got))
+	require.NoError(t, resolve(t, NewFactory(nil), "node: ${env:HOSTNAME:-localhost}\nreplica: ${env:HOSTNAME:?needed}-vllm").Unmarshal(&got))
 	assert.Equal(t, host, got.Node)
 	assert.Equal(t, host+"-vllm", got.Replica)
 
 	t.Setenv("HOSTNAME", "0042")
-	require.NoError(t, resolve(t, NewFactory(), "node: ${env:HOSTNAME:-localhost}\nreplica: ${env:HOSTNAME}-vllm").Unmarshal(&got))
+	require.NoError(t, resolve(t, NewFactory(nil), "node: ${env:HOSTNAME:-localhost}\nreplica: ${env:HOSTNAME}-vllm").Unmarshal(&got))
 	assert.Equal(t, "0042", got.Node)
 	assert.Equal(t, "0042-vllm", got.Replica)
 }
@@ -219,7 +220,7 @@ func TestSecretValueNotLogged(t *testing.T) {
 	var got struct {
 		Token any `mapstructure:"token"`
 	}
-	require.NoError(t, resolve(t, NewFactory(), "token: ${env:MODELPLANE_BACKEND_TOKEN}", zap.New(core)).Unmarshal(&got))
+	require.NoError(t, resolve(t, NewFactory(nil), "token: ${env:MODELPLANE_BACKEND_TOKEN}", zap.New(core)).Unmarshal(&got))
 	assert.Equal(t, "0123456789e12", got.Token)
 	require.Equal(t, 1, logs.Len())
 	entry := logs.All()[0]
@@ -234,7 +235,7 @@ func TestSecretValueNotLogged(t *testing.T) {
 // ${env:NAME:?message} fails, with the message, where NAME is unset or empty, as a shell's
 // does; set, it is NAME's value, read as ${env:NAME} reads it.
 func TestRequired(t *testing.T) {
-	p := NewFactory().Create(confmaptest.NewNopProviderSettings())
+	p := NewFactory(nil).Create(confmaptest.NewNopProviderSettings())
 	uri := "env:MODELPLANE_TEST_REQUIRED:?set it to the backend's URL, such as https://mimir.example.com/api/v1/push (remote-write.yaml)"
 	for _, unset := range []bool{true, false} {
 		if unset {
@@ -249,11 +250,11 @@ func TestRequired(t *testing.T) {
 
 	t.Setenv("MODELPLANE_TEST_REQUIRED", "0042")
 	var got attribute
-	require.NoError(t, resolve(t, NewFactory(), "value: ${env:MODELPLANE_TEST_REQUIRED:?say so}").Unmarshal(&got))
+	require.NoError(t, resolve(t, NewFactory(nil), "value: ${env:MODELPLANE_TEST_REQUIRED:?say so}").Unmarshal(&got))
 	assert.Equal(t, "0042", got.Value, "read as ${env:NAME} reads it: its text")
 	t.Setenv("MODELPLANE_TEST_REQUIRED", "8080")
 	var number attribute
-	require.NoError(t, resolve(t, NewFactory(), "value: ${env:MODELPLANE_TEST_REQUIRED:?say so}").Unmarshal(&number))
+	require.NoError(t, resolve(t, NewFactory(nil), "value: ${env:MODELPLANE_TEST_REQUIRED:?say so}").Unmarshal(&number))
 	assert.Equal(t, 8080, number.Value)
 	// The message is all after :?, a :- in it included.
 	require.NoError(t, os.Unsetenv("MODELPLANE_TEST_REQUIRED"))
@@ -279,7 +280,7 @@ func TestRequired(t *testing.T) {
 	_, err = stock.NewFactory().Create(confmaptest.NewNopProviderSettings()).Retrieve(context.Background(), uri, nil)
 	assert.ErrorContains(t, err, "has invalid name")
 	var def attribute
-	require.NoError(t, resolve(t, NewFactory(), "value: ${env:MODELPLANE_TEST_REQUIRED:-a:?b}").Unmarshal(&def))
+	require.NoError(t, resolve(t, NewFactory(nil), "value: ${env:MODELPLANE_TEST_REQUIRED:-a:?b}").Unmarshal(&def))
 	assert.Equal(t, "a:?b", def.Value)
 }
 
@@ -292,7 +293,7 @@ func FuzzRequired(f *testing.F) {
 	f.Fuzz(func(t *testing.T, opaque string) {
 		t.Setenv("MODELPLANE_FUZZ_SET", "v")
 		t.Setenv("MODELPLANE_FUZZ_EMPTY", "")
-		p := NewFactory().Create(confmaptest.NewNopProviderSettings())
+		p := NewFactory(nil).Create(confmaptest.NewNopProviderSettings())
 		r, err := p.Retrieve(context.Background(), "env:"+opaque, nil)
 		name, _, _ := strings.Cut(opaque, ":-")
 		required, _, isRequired := strings.Cut(name, ":?")
@@ -320,7 +321,7 @@ func TestSetButEmptyIsNamed(t *testing.T) {
 		Again   any `mapstructure:"again"`
 		Plain   any `mapstructure:"plain"`
 	}
-	require.NoError(t, resolve(t, NewFactory(), "cluster: ${env:MODELPLANE_CLUSTER:-standalone}\nagain: x-${env:MODELPLANE_CLUSTER:-standalone}\nplain: ${env:MODELPLANE_CLUSTER}", zap.New(core)).Unmarshal(&got))
+	require.NoError(t, resolve(t, NewFactory(nil), "cluster: ${env:MODELPLANE_CLUSTER:-standalone}\nagain: x-${env:MODELPLANE_CLUSTER:-standalone}\nplain: ${env:MODELPLANE_CLUSTER}", zap.New(core)).Unmarshal(&got))
 	assert.Nil(t, got.Cluster)
 	assert.Equal(t, "x-", got.Again)
 	require.Equal(t, 1, logs.Len())
@@ -330,15 +331,12 @@ func TestSetButEmptyIsNamed(t *testing.T) {
 
 	// validate, which resolves without a logger, prints it.
 	var notes strings.Builder
-	validatenotes.Out = &notes
-	t.Cleanup(func() { validatenotes.Out = nil })
-	require.NoError(t, resolve(t, NewFactory(), "cluster: ${env:MODELPLANE_CLUSTER:-standalone}").Unmarshal(&got))
+	require.NoError(t, resolve(t, NewFactory(&notes), "cluster: ${env:MODELPLANE_CLUSTER:-standalone}").Unmarshal(&got))
 	assert.Equal(t, "warning: MODELPLANE_CLUSTER is set but empty: the configuration gets the empty value, not its default \"standalone\"; unset it for the default\n", notes.String())
-	validatenotes.Out = nil
 
 	require.NoError(t, os.Unsetenv("MODELPLANE_CLUSTER"))
 	core, logs = observer.New(zap.WarnLevel)
-	require.NoError(t, resolve(t, NewFactory(), "cluster: ${env:MODELPLANE_CLUSTER:-standalone}", zap.New(core)).Unmarshal(&got))
+	require.NoError(t, resolve(t, NewFactory(nil), "cluster: ${env:MODELPLANE_CLUSTER:-standalone}", zap.New(core)).Unmarshal(&got))
 	assert.Equal(t, "standalone", got.Cluster)
 	assert.Zero(t, logs.Len())
 }

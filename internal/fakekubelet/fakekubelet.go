@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package fakekubelet serves the kubelet's PodResources v1 API on a unix socket with a fixed
 // list of pods: what the dcgm receiver's tests and gpu-check need to see pod attribution
 // without a Kubernetes node.

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package freeport picks loopback TCP ports that nothing listens on, for servers started
 // next: a test's Prometheus, engines and collectors, or the collector a preview runs.
 package freeport // import "github.com/modelplaneai/otelcol-modelplane/internal/freeport"

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package interval checks the polling intervals of this distribution's components.
 package interval // import "github.com/modelplaneai/otelcol-modelplane/internal/interval"
 

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package metricmapping
 
 import (
@@ -190,6 +193,7 @@ func decodeDocument(source, at string, node *yaml.Node, lines bool) (MetricMappi
 		Source:       source,
 		Metrics:      doc.Spec.Metrics,
 		OffByDefault: head.Metadata.Annotations[AnnotationBuiltinDefault] == "false",
+		FallbackFor:  head.Metadata.Annotations[AnnotationFallbackFor],
 	}
 	errs := shape
 	var verr *Error

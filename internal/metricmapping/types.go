@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package metricmapping holds the Modelplane MetricMapping API (modelplane.ai/v1alpha1): its
 // types, a YAML decoder that reads many documents from one file, and the validation of every
 // rule of the schema plus the ones the schema cannot express.
@@ -21,10 +24,17 @@ type MetricMapping struct {
 	// OffByDefault is set by the annotation modelplane.ai/builtin-default: "false"; only the
 	// built-in catalog uses it.
 	OffByDefault bool `yaml:"-"`
+	// FallbackFor, set by the annotation modelplane.ai/fallback-for, names the mapping this
+	// one stands in for: it maps a source's batch only when that batch holds none of the
+	// metrics the named mapping reads (an older release of the same software).
+	FallbackFor string `yaml:"-"`
 }
 
 // AnnotationBuiltinDefault marks a catalog mapping that runs only when selected by name.
 const AnnotationBuiltinDefault = "modelplane.ai/builtin-default"
+
+// AnnotationFallbackFor names the mapping a mapping stands in for (MetricMapping.FallbackFor).
+const AnnotationFallbackFor = "modelplane.ai/fallback-for"
 
 // Entry translates one source metric.
 type Entry struct {

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package pipelines reads the pipelines of a collector configuration as confmap converters
 // see it: raw maps, before the collector has decoded or validated anything.
 package pipelines // import "github.com/modelplaneai/otelcol-modelplane/internal/pipelines"

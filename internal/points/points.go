@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package points walks the data points of metrics whatever their type, so the mapping and
 // identity steps, the tools and the tests that read pdata need no type switch of their own.
 package points // import "github.com/modelplaneai/otelcol-modelplane/internal/points"

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package repeatlog condenses a log message that a component repeats for the same subject
 // every few seconds, such as the Prometheus receiver's warning for each failed scrape of a
 // target that is down: the first one is logged as it comes, and so is one whose cause

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package spelling finds the name a misspelt one was meant to be, for errors that name an
 // unknown key or field and the one the user most likely meant.
 package spelling // import "github.com/modelplaneai/otelcol-modelplane/internal/spelling"

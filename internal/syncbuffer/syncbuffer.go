@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package syncbuffer is a bytes.Buffer that one goroutine may write while another reads it:
 // a child process's output, which os/exec copies in from its own goroutine, read while the
 // process runs.

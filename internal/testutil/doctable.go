@@ -1,3 +1,4 @@
+// Copyright The otelcol-modelplane Authors
 // SPDX-License-Identifier: Apache-2.0
 
 // Package testutil holds helpers shared by the tests of several packages.

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package units converts metric values from the units engines report into the base units of
 // the modelplane_* vocabulary, exactly: a decimal conversion yields the float64 nearest to
 // the exact decimal result, so 9 ms becomes 0.009 s and not 0.009000000000000001 s.

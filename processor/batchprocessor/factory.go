@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package batchprocessor is the collector's batch processor (type batch,
 // unchanged), except that a batch its exporters refuse is not logged for every batch: the
 // first is logged as it comes, and so is a change of cause, but the same refusal again at

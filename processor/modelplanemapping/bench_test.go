@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package modelplanemapping
 
 import (
@@ -16,7 +19,7 @@ import (
 	"go.opentelemetry.io/collector/processor"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
-	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/scrapetest"
 )
 
 var (

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package modelplanemapping
 
 import (
@@ -13,7 +16,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/scrapetest"
 )
 
 // What the built-in catalog makes of each shared page, as the embedded default runs it: the

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package modelplanemapping
 
 import (
@@ -20,7 +23,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/kubeapitest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/kubeapitest"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadata"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadatatest"
 )

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package modelplanemapping // import "github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 
 import (
@@ -10,7 +13,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/collector/confmap"
@@ -20,7 +22,6 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/interval"
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/internal/spelling"
-	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/rules"
 )
@@ -143,14 +144,6 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 	return confmap.NewFromStringMap(raw).Unmarshal((*plain)(c))
 }
 
-// strictFiles is set by `otelcol-modelplane validate`: then Validate reads the mapping files
-// and fails on any problem in them. A running collector instead skips a bad document with a
-// warning, so one bad ConfigMap never stops collection.
-var strictFiles atomic.Bool
-
-// SetStrictFileValidation makes Validate check the contents of mapping files.
-func SetStrictFileValidation(on bool) { strictFiles.Store(on) }
-
 // Validate checks the config. Inline mappings are part of the config, so any problem in
 // them is a config error.
 func (c *Config) Validate() error {
@@ -188,32 +181,31 @@ func (c *Config) Validate() error {
 	if c.Identity.Enabled && len(c.Identity.Keys) == 0 {
 		errs = append(errs, errors.New("identity.keys: needs at least one key when identity is enabled"))
 	}
-	if strictFiles.Load() {
-		for _, w := range c.identityKeyWarnings() {
-			validatenotes.Warn("%s", w)
-		}
-		files, problems := loadFiles(c.MappingFiles, nil)
-		errs = append(errs, problems...)
-		for _, i := range missingFiles(c.MappingFiles) {
-			validatenotes.Warn("mapping_files[%d]: %s does not exist: its mappings load once it does", i, c.MappingFiles[i])
-		}
-		if builtins, inline, err := c.builtinAndInline(); err == nil {
-			// The cluster's objects are not read here: they run in the collector only.
-			all := runOrder(builtins, files, nil, inline)
-			for _, o := range append(rules.Overlaps(all), rules.NameNotes(all)...) {
-				validatenotes.Warn("%s", o)
-			}
-		}
-		// A kubeconfig that does not load fails the collector's start, and so a reload that
-		// `validate` let through (the systemd unit's ExecReload). The service account's
-		// credentials exist only in a pod, where `validate` rarely runs: not checked.
-		if c.ClusterMappings.Enabled && c.ClusterMappings.AuthType == AuthKubeConfig {
-			if _, err := c.ClusterMappings.restConfig(); err != nil {
-				errs = append(errs, err)
-			}
+	return errors.Join(errs...)
+}
+
+// CheckSources reads the mapping files as `otelcol-modelplane validate` checks them: a
+// problem in any of them is an error, where a running collector skips the document with a
+// warning. Warnings are what loads but is not what anyone means (a misspelt identity key, a
+// missing file, an overridden entry). The cluster's objects are read only by a collector.
+func (c *Config) CheckSources() (warnings []string, err error) {
+	warnings = c.identityKeyWarnings()
+	files, errs := loadFiles(c.MappingFiles, nil)
+	for _, i := range missingFiles(c.MappingFiles) {
+		warnings = append(warnings, fmt.Sprintf("mapping_files[%d]: %s does not exist: its mappings load once it does", i, c.MappingFiles[i]))
+	}
+	if builtins, inline, err := c.builtinAndInline(); err == nil {
+		all := runOrder(builtins, files, nil, inline)
+		warnings = append(warnings, append(rules.Overlaps(all), rules.NameNotes(all)...)...)
+	}
+	// A kubeconfig that does not load fails the collector's start; the service account's
+	// credentials exist only in a pod, where validate rarely runs.
+	if c.ClusterMappings.Enabled && c.ClusterMappings.AuthType == AuthKubeConfig {
+		if _, err := c.ClusterMappings.restConfig(); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return warnings, errors.Join(errs...)
 }
 
 // identityKeyWarnings name the identity keys that look like a misspelt reference key absent

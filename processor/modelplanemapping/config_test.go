@@ -1,9 +1,11 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package modelplanemapping
 
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,14 +19,13 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
-	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadata"
 )
 
 func loadNamed(t *testing.T, name string) (*Config, error) {
 	t.Helper()
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config", "config.yaml"))
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
 	require.NoError(t, err)
 	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, name).String())
 	require.NoError(t, err)
@@ -86,16 +87,14 @@ func TestConfigErrors(t *testing.T) {
 
 // `otelcol-modelplane validate` checks mapping files too; a running collector does not fail
 // on them.
-func TestStrictFileValidation(t *testing.T) {
+func TestCheckSourcesReadsTheFiles(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: x}\nspec:\n  metrics:\n  - {from: a, to: requests}\n"), 0o600))
 	cfg := createDefaultConfig()
 	cfg.MappingFiles = []string{filepath.Join(dir, "*.yaml")}
-	require.NoError(t, cfg.Validate())
-	SetStrictFileValidation(true)
-	defer SetStrictFileValidation(false)
-	err := cfg.Validate()
+	require.NoError(t, cfg.Validate(), "Validate reads no file")
+	_, err := cfg.CheckSources()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), bad+`: MetricMapping "x": line 6: metrics[0].to: "requests" does not match ^modelplane_[a-z0-9_]*[a-z0-9]$`)
 }
@@ -103,7 +102,7 @@ func TestStrictFileValidation(t *testing.T) {
 // `validate` names the entries that earlier ones override, and those whose names do not say
 // what their series will be, as warnings: the configuration is valid, and runs as the
 // reference would, but not as anyone means.
-func TestStrictValidationWarnsAboutOverlaps(t *testing.T) {
+func TestCheckSourcesWarnsAboutOverlaps(t *testing.T) {
 	dir := t.TempDir()
 	mine := filepath.Join(dir, "mine.yaml")
 	require.NoError(t, os.WriteFile(mine, []byte("apiVersion: modelplane.ai/v1alpha1\nkind: MetricMapping\nmetadata: {name: mine}\nspec:\n  metrics:\n"+
@@ -111,37 +110,29 @@ func TestStrictValidationWarnsAboutOverlaps(t *testing.T) {
 		"  - {from: my_latency_seconds, to: modelplane_my_latency_seconds, fromUnit: Milliseconds}\n"), 0o600))
 	cfg := createDefaultConfig()
 	cfg.MappingFiles = []string{filepath.Join(dir, "*.yaml")}
-	var notes strings.Builder
-	validatenotes.Out = &notes
-	t.Cleanup(func() { validatenotes.Out = nil })
-
-	require.NoError(t, cfg.Validate())
-	assert.Empty(t, notes.String(), "only validate reads the files")
-	SetStrictFileValidation(true)
-	defer SetStrictFileValidation(false)
-	require.NoError(t, cfg.Validate())
-	assert.Equal(t, "warning: "+mine+`: MetricMapping "mine" metrics[0]: "DCGM_FI_DEV_FB_USED" is converted from Mebibytes here and from Mebibytes by `+
-		`builtin/gpu.yaml: MetricMapping "modelplane-gpu" metrics[0]: its values are scaled twice; to replace the built-in, leave "modelplane-gpu" out of `+"`builtin`\n"+
-		"warning: "+mine+`: MetricMapping "mine" metrics[1]: "my_latency_seconds" is in seconds by its name already, `+
-		"but fromUnit: Milliseconds scales its values as if they were in milliseconds\n", notes.String())
+	warnings, err := cfg.CheckSources()
+	require.NoError(t, err)
+	assert.Equal(t, []string{mine + `: MetricMapping "mine" metrics[0]: "DCGM_FI_DEV_FB_USED" is converted from Mebibytes here and from Mebibytes by ` +
+		`builtin/gpu.yaml: MetricMapping "modelplane-gpu" metrics[0]: its values are scaled twice; to replace the built-in, leave "modelplane-gpu" out of ` + "`builtin`",
+		mine + `: MetricMapping "mine" metrics[1]: "my_latency_seconds" is in seconds by its name already, ` +
+			"but fromUnit: Milliseconds scales its values as if they were in milliseconds"}, warnings)
 }
 
 // `validate` also loads the kubeconfig cluster_mappings names, without contacting the
 // cluster: one that does not load would fail the start, and so a reload validate let through.
-func TestStrictValidationLoadsTheKubeconfig(t *testing.T) {
+func TestCheckSourcesLoadsTheKubeconfig(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "kubeconfig")
 	cfg := createDefaultConfig()
 	cfg.ClusterMappings = ClusterMappingsConfig{Enabled: true, AuthType: AuthKubeConfig, Kubeconfig: missing, SyncTimeout: time.Second}
 	require.NoError(t, cfg.Validate(), "a running collector reports it when it starts")
-	SetStrictFileValidation(true)
-	defer SetStrictFileValidation(false)
-	err := cfg.Validate()
+	_, err := cfg.CheckSources()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "cluster_mappings (auth_type kubeConfig): stat "+missing+": no such file or directory")
 
 	require.NoError(t, os.WriteFile(missing, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: https://127.0.0.1:6443}\n"+
 		"users:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n"), 0o600))
-	assert.NoError(t, cfg.Validate(), "a kubeconfig that loads; the cluster is not contacted")
+	_, err = cfg.CheckSources()
+	assert.NoError(t, err, "a kubeconfig that loads; the cluster is not contacted")
 }
 
 // The built-in catalog loads through the user decoder, holds Modelplane's 29 entries, and
@@ -173,18 +164,15 @@ func TestIdentityKeyWarnings(t *testing.T) {
 	want := `identity.keys[1]: "namspace" is not an identity key of the reference, and "namespace" is missing: did you mean it? A series keeps only its identity attributes, so namespace would be dropped`
 	assert.Equal(t, []string{want}, cfg.identityKeyWarnings())
 
-	var notes strings.Builder
-	validatenotes.Out = &notes
-	t.Cleanup(func() { validatenotes.Out = nil })
-	SetStrictFileValidation(true)
-	defer SetStrictFileValidation(false)
-	require.NoError(t, cfg.Validate(), "a warning: keys of one's own are allowed")
-	assert.Equal(t, "warning: "+want+"\n", notes.String())
+	require.NoError(t, cfg.Validate(), "keys of one's own are allowed")
+	warnings, err := cfg.CheckSources()
+	require.NoError(t, err)
+	assert.Equal(t, []string{want}, warnings)
 
 	core, logs := observer.New(zap.WarnLevel)
 	set := processortest.NewNopSettings(metadata.Type)
 	set.Logger = zap.New(core)
-	_, err := newProcessor(set, cfg)
+	_, err = newProcessor(set, cfg)
 	require.NoError(t, err)
 	require.Equal(t, 1, logs.Len())
 	assert.Equal(t, want, logs.All()[0].Message)

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package modelplanemapping applies Modelplane MetricMappings to metrics natively on pdata:
 // rename, exact unit conversion, label folding and value remaps, histogram part extraction,
 // identity and the drop of everything that is not modelplane_*.

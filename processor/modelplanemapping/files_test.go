@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package modelplanemapping
 
 import (
@@ -10,8 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest/observer"
-
-	"github.com/modelplaneai/otelcol-modelplane/internal/validatenotes"
 )
 
 // A file over the size limit (a glob that matches a log or a dump) is refused with an error
@@ -71,13 +72,9 @@ func TestNamedMappingFileMissing(t *testing.T) {
 	cfg := mappingFilesOnly(t, dir, 20*time.Millisecond)
 	cfg.MappingFiles = []string{filepath.Join(dir, "team.yaml"), named, filepath.Join(dir, "empty", "*.yaml")}
 
-	var notes strings.Builder
-	validatenotes.Out = &notes
-	t.Cleanup(func() { validatenotes.Out = nil })
-	SetStrictFileValidation(true)
-	require.NoError(t, cfg.Validate())
-	SetStrictFileValidation(false)
-	assert.Equal(t, "warning: mapping_files[1]: "+named+" does not exist: its mappings load once it does\n", notes.String())
+	warnings, err := cfg.CheckSources()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"mapping_files[1]: " + named + " does not exist: its mappings load once it does"}, warnings)
 
 	set, logs := observedSettings()
 	f, saw := startFlow(t, set, cfg)

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package modelplanemapping
 
 import (
@@ -12,7 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
-	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/scrapetest"
 )
 
 var instanceID = regexp.MustCompile(`service\.instance\.id=[^,}]*,?`)

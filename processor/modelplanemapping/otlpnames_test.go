@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package modelplanemapping
 
 import (
@@ -11,7 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
-	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/scrapetest"
 )
 
 // pushedNames is how the Envoy AI Gateway names its GenAI metrics when it pushes them over

@@ -1,7 +1,11 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package modelplanemapping
 
 import (
 	"context"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,11 +13,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
-	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
+	datapoints "github.com/modelplaneai/otelcol-modelplane/internal/points"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/internal/units"
 )
 
@@ -72,6 +78,10 @@ func parityOnSharedExpositions(t *testing.T, fleet []scrapetest.Target) {
 	require.Positive(t, in.DataPointCount())
 
 	ref := runReference(t, anchorPipeline(t, "prod"), in)
+	exactJoules := energyReadings(in, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", func(mJ float64) float64 {
+		j, _ := new(big.Rat).Quo(new(big.Rat).SetFloat64(mJ), big.NewRat(1000, 1)).Float64()
+		return j
+	})
 
 	ours := in
 	setCluster(ours, "prod")
@@ -92,6 +102,10 @@ func parityOnSharedExpositions(t *testing.T, fleet []scrapetest.Target) {
 	}
 	assert.NotEmpty(t, want)
 	t.Logf("%d series agree; %d differ only by the reference's inexact mJ scaling", len(want)-len(defects), len(defects))
+	// Their exact values: each of ours is its reading in mJ divided by 1000, the float64
+	// nearest that decimal (math/big, independent of internal/units).
+	require.NotEmpty(t, exactJoules)
+	assert.Equal(t, exactJoules, energyReadings(ours, "modelplane_energy_joules_total", func(j float64) float64 { return j }))
 
 	for k := range got {
 		assert.True(t, strings.Contains(k, " modelplane_"), "not modelplane_*: %s", k)
@@ -222,6 +236,21 @@ func TestDefectUnitsDescriptionsAndExponential(t *testing.T) {
 // the anchor's file): every series the reference writes for the shared pages continues
 // under the same name and labels with the same value (apart from the mJ scaling defect), and
 // the catalog's other sources only add series. docs/migrating.md rests on this.
+// energyReadings counts the values of metric name's points in md, each as f makes it.
+func energyReadings(md pmetric.Metrics, name string, f func(float64) float64) map[float64]int {
+	out := map[float64]int{}
+	datapoints.WalkNumbers(md, func(_ pcommon.Map, m pmetric.Metric, dp pmetric.NumberDataPoint) {
+		if m.Name() == name && !dp.Flags().NoRecordedValue() {
+			v := dp.DoubleValue()
+			if dp.ValueType() == pmetric.NumberDataPointValueTypeInt {
+				v = float64(dp.IntValue())
+			}
+			out[f(v)]++
+		}
+	})
+	return out
+}
+
 func TestCatalogContinuesEveryReferenceSeries(t *testing.T) {
 	scrapetest.InBothFormats(t, scrapetest.Fleet(4, 4), func(t *testing.T, fleet []scrapetest.Target) {
 		in, err := scrapetest.Scrape(context.Background(), fleet)

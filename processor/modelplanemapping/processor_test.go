@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package modelplanemapping
 
 import (
@@ -19,7 +22,7 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadata"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected.yaml of every golden case")
+var update = flag.Bool("update", false, "rewrite the output.yaml of every golden case")
 
 // loadConfig reads a processor config file into a validated Config.
 func loadConfig(t testing.TB, path string) *Config {
@@ -52,7 +55,7 @@ func runOnce(t testing.TB, cfg *Config, in pmetric.Metrics) pmetric.Metrics {
 	return all[0]
 }
 
-// TestGolden runs every case under testdata/<case>/: config.yaml, input.yaml, expected.yaml.
+// TestGolden runs every case under testdata/<case>/: config.yaml, input.yaml, output.yaml.
 func TestGolden(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join("testdata", "*", "input.yaml"))
 	require.NoError(t, err)
@@ -64,7 +67,7 @@ func TestGolden(t *testing.T) {
 			input, err := golden.ReadMetrics(in)
 			require.NoError(t, err)
 			got := runOnce(t, cfg, input)
-			expectedPath := filepath.Join(dir, "expected.yaml")
+			expectedPath := filepath.Join(dir, "output.yaml")
 			if *update {
 				require.NoError(t, golden.WriteMetricsToFile(expectedPath, got, golden.SkipMetricTimestampNormalization()))
 			}

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package modelplanemapping
 
 import (
@@ -20,7 +23,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadatatest"
 )
 

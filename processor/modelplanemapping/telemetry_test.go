@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package modelplanemapping
 
 import (
@@ -62,8 +65,8 @@ func TestTelemetry(t *testing.T) {
 	metadatatest.AssertEqualProcessorModelplaneMappingConversionsRefused(t, tel,
 		points(1, attribute.String("reason", "part_of_non_histogram")), opts...)
 	metadatatest.AssertEqualProcessorModelplaneMappingReloads(t, tel, points(1, attribute.String("result", "ok")), opts...)
-	// The six built-ins on by default and the inline mapping.
-	metadatatest.AssertEqualProcessorModelplaneMappingMappingsActive(t, tel, points(7), opts...)
+	// The seven built-ins on by default and the inline mapping.
+	metadatatest.AssertEqualProcessorModelplaneMappingMappingsActive(t, tel, points(8), opts...)
 }
 
 // Two modelplane_mapping processors in one collector report apart, by their IDs.

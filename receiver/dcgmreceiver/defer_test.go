@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //go:build cgo
 
 package dcgmreceiver
@@ -20,9 +23,9 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/demofleet"
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
-	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/demofleet"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadatatest"
 )
 

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package dcgmreceiver reads the NVIDIA GPUs of the host it runs on through NVML and emits
 // the dcgm-exporter metric surface, with Kubernetes pod attribution from the kubelet.
 package dcgmreceiver // import "github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver"

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package dcgmreceiver
 
 // field is one metric of the dcgm-exporter surface.
@@ -35,11 +38,13 @@ var fields = []field{
 	{name: "DCGM_FI_PROF_DRAM_ACTIVE", help: "Ratio of cycles the device memory interface is active sending or receiving data.", defaultOn: true, profiling: true},
 	{name: "DCGM_FI_PROF_PCIE_TX_BYTES", help: "The rate of data transmitted over the PCIe bus - including both protocol headers and data payloads - in bytes per second.", defaultOn: true, profiling: true},
 	{name: "DCGM_FI_PROF_PCIE_RX_BYTES", help: "The rate of data received over the PCIe bus - including both protocol headers and data payloads - in bytes per second.", defaultOn: true, profiling: true},
+	// Not in dcgm-exporter's default list, on here: one NVML call each, and what the shipped
+	// alerts for thermal throttling and uncorrectable ECC errors read.
+	{name: "DCGM_FI_DEV_THERMAL_VIOLATION", help: "Throttling duration due to thermal constraints (in ns).", counter: true, defaultOn: true},
+	{name: "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", help: "Total number of single-bit volatile ECC errors.", counter: true, defaultOn: true},
+	{name: "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", help: "Total number of double-bit volatile ECC errors.", counter: true, defaultOn: true},
 	// Opt-in.
-	{name: "DCGM_FI_DEV_THERMAL_VIOLATION", help: "Throttling duration due to thermal constraints (in ns).", counter: true},
 	{name: "DCGM_FI_DEV_POWER_VIOLATION", help: "Throttling duration due to power constraints (in ns).", counter: true},
-	{name: "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", help: "Total number of single-bit volatile ECC errors.", counter: true},
-	{name: "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", help: "Total number of double-bit volatile ECC errors.", counter: true},
 	{name: "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", help: "Total number of NVLink flow-control CRC errors.", counter: true},
 	{name: "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL", help: "Total number of NVLink data CRC errors.", counter: true},
 	{name: "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", help: "Total number of NVLink retries.", counter: true},

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //go:build cgo
 
 package dcgmreceiver
@@ -111,8 +114,11 @@ func TestCollectValuesUnitsTypesAndLabels(t *testing.T) {
 	require.Len(t, memTemp, 1)
 	assert.Equal(t, 66.0, memTemp[0].value, "C, from NVML's field values")
 	assert.Equal(t, "Memory temperature (in C).", memTemp[0].desc)
-	// Opt-in fields are off by default; profiling needs two samples.
-	assert.Empty(t, find(ps, "DCGM_FI_DEV_THERMAL_VIOLATION", "0"))
+	// Thermal throttling and ECC errors are on by default, for the shipped alerts; opt-in
+	// fields are off; profiling needs two samples.
+	assert.Len(t, find(ps, "DCGM_FI_DEV_THERMAL_VIOLATION", "0"), 1)
+	assert.Len(t, find(ps, "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "0"), 1)
+	assert.Empty(t, find(ps, "DCGM_FI_DEV_POWER_VIOLATION", "0"))
 	assert.Empty(t, find(ps, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "0"))
 }
 

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package prometheusreceiver is contrib's Prometheus receiver (type prometheus, unchanged),
 // except in two ways. discovery_reload_on_startup is on by default. A target that keeps
 // failing is not logged at every scrape: its first failed scrape is logged as it comes, and so

@@ -1,3 +1,4 @@
+// Copyright The otelcol-modelplane Authors
 // SPDX-License-Identifier: Apache-2.0
 
 // Package pipeline builds the processor chain Modelplane renders for the contrib collector

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package deliverywatchtest holds what the tests of the watched exporters share: one
 // exporter started with a configuration and an observed log, a batch to send, and the check
 // that a wrapped factory is the one it wraps.

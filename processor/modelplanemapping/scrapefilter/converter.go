@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package scrapefilter is otelcol-modelplane's confmap converter that moves the mapping
 // processor's drop of unmapped series to scrape time. For every metrics pipeline whose
 // modelplane_mapping processor sets scrape_filter, each Prometheus receiver of the pipeline

@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package scrapefilter
 
 import (
@@ -14,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/confmap"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/scrapetest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
 

@@ -1,3 +1,4 @@
+// Copyright The otelcol-modelplane Authors
 // SPDX-License-Identifier: Apache-2.0
 
 // Program reference-pipeline runs Modelplane's reference processor chain (contrib's OTTL

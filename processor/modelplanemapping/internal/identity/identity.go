@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package identity keeps a series' identity on its resource: it keeps only the identity
 // resource attributes and lifts identity datapoint attributes to the resource, splitting a
 // resource where its points disagree, so two replicas' points are never merged. It replaces

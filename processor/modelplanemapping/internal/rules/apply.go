@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 package rules
 
 import (
@@ -62,15 +65,42 @@ func (s *Set) Apply(md pmetric.Metrics, opts Options, st *Stats) {
 	rms := md.ResourceMetrics()
 	for i := 0; i < rms.Len(); i++ {
 		sms := rms.At(i).ScopeMetrics()
+		src := source{sms: sms}
 		for j := 0; j < sms.Len(); j++ {
-			s.applyScope(sms.At(j).Metrics(), opts, st)
+			s.applyScope(sms.At(j).Metrics(), opts, st, &src)
 		}
 		sms.RemoveIf(func(sm pmetric.ScopeMetrics) bool { return sm.Metrics().Len() == 0 })
 	}
 	rms.RemoveIf(func(rm pmetric.ResourceMetrics) bool { return rm.ScopeMetrics().Len() == 0 })
 }
 
-func (s *Set) applyScope(ms pmetric.MetricSlice, opts Options, st *Stats) {
+// source is one resource's batch: one scrape target, the GPU receiver of a host.
+type source struct {
+	sms pmetric.ScopeMetricsSlice
+	// preferred: 0 not looked at yet, 1 the batch holds a preferred source, 2 it holds none.
+	preferred uint8
+}
+
+// hasPreferred tells whether the batch holds a source of a mapping that others stand in
+// for; it looks once per batch, and only for a batch that holds a fallback's source. The
+// sources mapped before the look are marked as they go (their names change).
+func (src *source) hasPreferred(preferred map[string]bool) bool {
+	if src.preferred == 0 {
+		src.preferred = 2
+		for j := 0; j < src.sms.Len() && src.preferred == 2; j++ {
+			ms := src.sms.At(j).Metrics()
+			for k := 0; k < ms.Len(); k++ {
+				if preferred[ms.At(k).Name()] {
+					src.preferred = 1
+					break
+				}
+			}
+		}
+	}
+	return src.preferred == 1
+}
+
+func (s *Set) applyScope(ms pmetric.MetricSlice, opts Options, st *Stats, src *source) {
 	n := ms.Len()
 	remove := false
 	// Extracted parts are appended after the originals and then planned like any metric;
@@ -89,6 +119,12 @@ func (s *Set) applyScope(ms pmetric.MetricSlice, opts Options, st *Stats) {
 					translateAttributeKeys(m)
 				}
 			}
+		}
+		if ok && p.preferred {
+			src.preferred = 1 // seen before its name changes
+		}
+		if ok && p.fallback && src.hasPreferred(s.preferred) {
+			ok = false // the batch has the newer names: they are the ones mapped
 		}
 		if ok {
 			st.Mapped += points

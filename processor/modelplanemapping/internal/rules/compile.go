@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package rules compiles MetricMappings into per-source-name plans and applies them to
 // pdata. Compilation resolves everything the reference pipeline decides per statement and
 // per metric (which statements match, chained renames, unit factors) once, so the per-metric
@@ -53,6 +56,11 @@ type plan struct {
 	// help is the target's canonical description from the built-in table ("" when
 	// it has none): one HELP text per modelplane_* name, whichever source fed it.
 	help string
+	// fallback is set on the sources of a mapping that stands in for another
+	// (FallbackFor): they are mapped only in a batch without the other's sources.
+	fallback bool
+	// preferred is set on the sources of a mapping another stands in for.
+	preferred bool
 }
 
 // canonical are the built-in descriptions of modelplane_* targets. A broken table is a bug
@@ -70,6 +78,8 @@ type Set struct {
 	plans    map[string]*plan
 	mappings int
 	entries  int
+	// preferred are the sources of the mappings others stand in for (FallbackFor).
+	preferred map[string]bool
 }
 
 // Mappings is the number of MetricMappings compiled into the set.
@@ -91,7 +101,23 @@ func Compile(mappings []metricmapping.MetricMapping) *Set {
 		return p
 	}
 	var renames []rename
+	byName := map[string]metricmapping.MetricMapping{}
 	for _, m := range mappings {
+		byName[m.Name] = m
+	}
+	var fallbacks []string
+	for _, m := range mappings {
+		if preferred, ok := byName[m.FallbackFor]; ok && m.FallbackFor != m.Name {
+			if s.preferred == nil {
+				s.preferred = map[string]bool{}
+			}
+			for _, e := range preferred.Metrics {
+				s.preferred[e.From] = true
+			}
+			for _, e := range m.Metrics {
+				fallbacks = append(fallbacks, e.From)
+			}
+		}
 		for _, e := range m.Metrics {
 			s.entries++
 			from := sourceName(e)
@@ -118,6 +144,16 @@ func Compile(mappings []metricmapping.MetricMapping) *Set {
 				p.labels = append(p.labels, op)
 			}
 			renames = append(renames, rename{from, e.To})
+		}
+	}
+	for _, name := range fallbacks {
+		if !s.preferred[name] {
+			get(name).fallback = true
+		}
+	}
+	for name := range s.preferred {
+		if p, ok := s.plans[name]; ok {
+			p.preferred = true
 		}
 	}
 	// Resolve each name's chain of renames now, once.

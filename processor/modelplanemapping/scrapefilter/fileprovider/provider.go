@@ -1,3 +1,6 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // Package fileprovider is the collector's file confmap provider, which also has the
 // collector load a configuration file again when a mapping that file's scrape filter was
 // built from reads a metric the filter drops (scrapefilter.Watch).

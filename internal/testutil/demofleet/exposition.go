@@ -1,0 +1,170 @@
+// Copyright The otelcol-modelplane Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// Package demofleet serves recorded /metrics pages as live engines would: counters,
+// histograms and summaries advance between scrapes, gauges stay. It backs `make run`, the
+// end-to-end tests and the benchmarks, so they see what the Prometheus receiver sees from a
+// real vLLM, SGLang, gateway, endpoint picker or dcgm-exporter. An engine can answer in
+// OpenMetrics as vLLM and SGLang do when the scraper asks (openmetrics.go).
+package demofleet // import "github.com/modelplaneai/otelcol-modelplane/internal/testutil/demofleet"
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Page is a parsed exposition: its lines, with the samples that advance marked.
+type Page struct {
+	lines []line
+}
+
+type line struct {
+	text     string // the whole line when it does not advance, else the part before the value
+	value    float64
+	integer  bool // the value was written as an integer, so it stays one
+	advances bool
+	suffix   string // what follows the value (a timestamp), with its leading space
+}
+
+// Parse reads a Prometheus text exposition.
+func Parse(data []byte) Page {
+	var p Page
+	types := map[string]string{}
+	for _, raw := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		if strings.HasPrefix(raw, "# TYPE ") {
+			if f := strings.Fields(raw); len(f) == 4 {
+				types[f[2]] = f[3]
+			}
+		}
+		if raw == "" || raw[0] == '#' {
+			p.lines = append(p.lines, line{text: raw})
+			continue
+		}
+		name, valueStart := sampleName(raw)
+		rest := raw[valueStart:]
+		valueText, suffix := rest, ""
+		if i := strings.IndexByte(rest, ' '); i >= 0 {
+			valueText, suffix = rest[:i], rest[i:]
+		}
+		v, err := strconv.ParseFloat(valueText, 64)
+		if err != nil || !advances(name, types) || math.IsNaN(v) {
+			p.lines = append(p.lines, line{text: raw})
+			continue
+		}
+		p.lines = append(p.lines, line{
+			text:     raw[:valueStart],
+			value:    v,
+			integer:  !strings.ContainsAny(valueText, ".eE") || v == math.Trunc(v) && strings.HasSuffix(valueText, ".0"),
+			advances: true,
+			suffix:   suffix,
+		})
+	}
+	return p
+}
+
+// sampleName returns the metric name of a sample line and where its value starts.
+func sampleName(s string) (string, int) {
+	end := strings.IndexAny(s, "{ ")
+	if end < 0 {
+		return s, len(s)
+	}
+	name := s[:end]
+	i := end
+	if s[i] == '{' {
+		inQuote := false
+		for i++; i < len(s); i++ {
+			switch {
+			case inQuote && s[i] == '\\':
+				i++
+			case s[i] == '"':
+				inQuote = !inQuote
+			case !inQuote && s[i] == '}':
+				goto closed
+			}
+		}
+	closed:
+		i++
+	}
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	return name, i
+}
+
+// advances reports whether a sample grows over time: a counter, or a histogram's or
+// summary's buckets, count and sum; never a _created timestamp or a quantile.
+func advances(name string, types map[string]string) bool {
+	if strings.HasSuffix(name, "_created") {
+		return false
+	}
+	if t, ok := types[name]; ok {
+		return t == "counter"
+	}
+	for _, suf := range []string{"_total", "_bucket", "_count", "_sum"} {
+		base, ok := strings.CutSuffix(name, suf)
+		if !ok {
+			continue
+		}
+		switch types[base] {
+		case "counter":
+			return suf == "_total"
+		case "histogram":
+			return suf != "_total"
+		case "summary":
+			return suf == "_count" || suf == "_sum"
+		}
+	}
+	return false
+}
+
+// Render writes the page as it reads after round scrapes: every advancing value multiplied
+// by 1 + round/100 (integers rounded), which keeps buckets cumulative and +Inf equal to
+// _count, since both round the same value the same way.
+func (p Page) Render(round int) []byte {
+	var b bytes.Buffer
+	f := 1 + float64(round)/100
+	for _, l := range p.lines {
+		if !l.advances {
+			b.WriteString(l.text)
+			b.WriteByte('\n')
+			continue
+		}
+		b.WriteString(l.text)
+		v := l.value * f
+		if l.integer {
+			b.WriteString(strconv.FormatFloat(math.Round(v), 'f', -1, 64))
+		} else {
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		b.WriteString(l.suffix)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// Value returns the value of the first sample whose line starts with prefix after round
+// scrapes, as Render writes it; tests use it to know what the backend must hold.
+func (p Page) Value(prefix string, round int) (float64, bool) {
+	for _, l := range p.lines {
+		if !strings.HasPrefix(l.text, prefix) {
+			continue
+		}
+		if !l.advances {
+			_, i := sampleName(l.text)
+			rest := l.text[i:]
+			if j := strings.IndexByte(rest, ' '); j >= 0 {
+				rest = rest[:j]
+			}
+			v, err := strconv.ParseFloat(rest, 64)
+			return v, err == nil
+		}
+		v := l.value * (1 + float64(round)/100)
+		if l.integer {
+			v = math.Round(v)
+		}
+		return v, true
+	}
+	return 0, false
+}
