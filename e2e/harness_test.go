@@ -262,6 +262,12 @@ processors:
     mapping_files: ["{{ .MappingDir }}/*.yaml"]
     reload_interval: 200ms
     scrape_filter: {{ .ScrapeFilter }}
+{{- with .KeepSources }}
+    keep_sources:
+{{- range . }}
+      - {{ printf "%q" . }}
+{{- end }}
+{{- end }}
 {{- if .Kubeconfig }}
     cluster_mappings:
       enabled: true
@@ -359,6 +365,8 @@ type collectorSetup struct {
 	ScrapeFilter bool
 	// Kubeconfig, if set, has the processor read MetricMapping objects from that cluster.
 	Kubeconfig string
+	// KeepSources are the processor's keep_sources, if any.
+	KeepSources []string
 }
 
 // MemoryLimitMiB is the memory_limiter's limit, the same in every test.

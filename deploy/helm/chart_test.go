@@ -138,8 +138,12 @@ func decodeStrictly(t *testing.T, body string) {
 			obj = &rbacv1.ClusterRole{}
 		case "ClusterRoleBinding":
 			obj = &rbacv1.ClusterRoleBinding{}
+		case "Service":
+			obj = &corev1.Service{}
 		case "PodMonitor":
 			obj = &podMonitor{}
+		case "ServiceMonitor":
+			obj = &serviceMonitor{}
 		case "PrometheusRule":
 			obj = &prometheusRule{}
 		default:
@@ -553,6 +557,22 @@ type podMonitor struct {
 			Path     string `json:"path"`
 			Interval string `json:"interval"`
 		} `json:"podMetricsEndpoints"`
+	} `json:"spec"`
+}
+
+// serviceMonitor is the part of prometheus-operator's monitoring.coreos.com/v1 ServiceMonitor
+// that the chart writes, decoded for the same reason as podMonitor.
+type serviceMonitor struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              struct {
+		Selector  metav1.LabelSelector `json:"selector"`
+		Endpoints []struct {
+			Port        string `json:"port"`
+			Path        string `json:"path"`
+			Interval    string `json:"interval"`
+			HonorLabels bool   `json:"honorLabels"`
+		} `json:"endpoints"`
 	} `json:"spec"`
 }
 

@@ -49,6 +49,10 @@ type Config struct {
 	Identity IdentityConfig `mapstructure:"identity"`
 	// DropUnmapped drops every metric that is not modelplane_* after mapping.
 	DropUnmapped bool `mapstructure:"drop_unmapped"`
+	// KeepSources are metric names, * matching any run of characters (DCGM_FI_*, vllm:*),
+	// whose series also go on as they came, beside what the mappings make of them: for
+	// dashboards that read the native names while they move to modelplane_*.
+	KeepSources []string `mapstructure:"keep_sources"`
 	// ScrapeFilter asks otelcol-modelplane to drop, at scrape time, the series no mapping
 	// reads: the Prometheus receivers of this processor's pipelines get a metric_relabel_configs
 	// keep rule naming every source of the mappings (and modelplane_*), so the receiver never
@@ -180,6 +184,11 @@ func (c *Config) Validate() error {
 	}
 	if c.Identity.Enabled && len(c.Identity.Keys) == 0 {
 		errs = append(errs, errors.New("identity.keys: needs at least one key when identity is enabled"))
+	}
+	for i, p := range c.KeepSources {
+		if strings.Trim(p, "*") == "" {
+			errs = append(errs, fmt.Errorf("keep_sources[%d]: %q names no metric; give a name or a prefix, such as DCGM_FI_*", i, p))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -50,6 +50,7 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, 5*time.Second, cfg.ReloadInterval)
 	assert.False(t, cfg.Identity.Enabled)
 	assert.False(t, cfg.DropUnmapped)
+	assert.Equal(t, []string{"DCGM_FI_*", "vllm:num_requests_waiting"}, cfg.KeepSources)
 	assert.True(t, cfg.OTLPNames)
 	assert.Equal(t, ClusterMappingsConfig{Enabled: true, AuthType: AuthKubeConfig, Kubeconfig: "/etc/otelcol-modelplane/kubeconfig", SyncTimeout: 3 * time.Second}, cfg.ClusterMappings)
 	require.Len(t, cfg.Mappings, 1)

@@ -31,6 +31,7 @@ type mappingProcessor struct {
 	builtins []metricmapping.MetricMapping
 	inline   []metricmapping.MetricMapping
 	identity *identity.Keeper
+	keep     *sourceKeeper
 	opts     rules.Options
 
 	// active is swapped whole on reload; a batch reads it once, so it is never half-applied.
@@ -92,6 +93,7 @@ func newProcessor(set processor.Settings, cfg *Config) (*mappingProcessor, error
 	if cfg.Identity.Enabled {
 		p.identity = identity.New(cfg.Identity.Keys)
 	}
+	p.keep = newSourceKeeper(cfg.KeepSources)
 	for _, w := range cfg.identityKeyWarnings() {
 		p.logger.Warn(w)
 	}
@@ -287,6 +289,11 @@ func (p *mappingProcessor) processMetrics(ctx context.Context, md pmetric.Metric
 		md.CopyTo(before)
 	}
 	p.countFailedScrapes(ctx, md)
+	var kept pmetric.Metrics
+	var keeping bool
+	if p.keep != nil {
+		kept, keeping = p.keep.copyKept(md)
+	}
 	var st rules.Stats
 	set.Apply(md, p.opts, &st)
 	p.keepIdentity(md)
@@ -299,6 +306,9 @@ func (p *mappingProcessor) processMetrics(ctx context.Context, md pmetric.Metric
 		}
 	}
 	p.record(ctx, &st)
+	if keeping {
+		kept.ResourceMetrics().MoveAndAppendTo(md.ResourceMetrics())
+	}
 	return md, nil
 }
 

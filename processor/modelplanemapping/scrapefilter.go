@@ -35,14 +35,19 @@ func ScrapeFilterOf(conf *confmap.Conf) (*ScrapeFilter, error) {
 }
 
 // Local returns the metric names that the built-ins, the mapping files as they are now and
-// the inline mappings read. A file with problems is the processor's to report.
+// the inline mappings read, and the keep_sources. A file with problems is the processor's
+// to report.
 func (f *ScrapeFilter) Local() (map[string]bool, error) {
 	builtins, inline, err := f.cfg.builtinAndInline()
 	if err != nil {
 		return nil, err
 	}
 	files, _ := loadFiles(f.cfg.MappingFiles, nil)
-	return sources(append(append(builtins, files.mappings()...), inline...)), nil
+	names := sources(append(append(builtins, files.mappings()...), inline...))
+	for _, p := range f.cfg.KeepSources {
+		names[p] = true // a pattern with *, which the keep rule takes as one
+	}
+	return names, nil
 }
 
 // Cluster returns the metric names the cluster's MetricMapping objects read; none without

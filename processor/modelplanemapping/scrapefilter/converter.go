@@ -125,15 +125,25 @@ func (c *converter) log(msg, receiver string, sources int) {
 
 // KeepRule is the metric_relabel_configs entry that keeps the series of the given source
 // metric names as a Prometheus page spells them (a histogram's _bucket, _sum and _count, a
-// summary's _sum and _count, a counter's _total and OpenMetrics _created), every
-// modelplane_* series, and target_info, from which the receiver takes resource attributes.
+// summary's _sum and _count, a counter's _total and OpenMetrics _created; a name with * is a
+// keep_sources pattern), every modelplane_* series, and target_info, from which the receiver
+// takes resource attributes.
 func KeepRule(sources []string) map[string]any {
 	quoted := make([]string, 0, len(sources))
+	var globs []string
 	for _, s := range sources {
+		if strings.Contains(s, "*") {
+			globs = append(globs, modelplanemapping.SourcePattern(s))
+			continue
+		}
 		quoted = append(quoted, regexp.QuoteMeta(strings.TrimSuffix(s, "_total")))
 	}
 	sort.Strings(quoted)
+	sort.Strings(globs)
 	regex := "modelplane_.*|target_info"
+	if len(globs) > 0 {
+		regex = strings.Join(globs, "|") + "|" + regex
+	}
 	if len(quoted) > 0 {
 		regex = "(?:" + strings.Join(quoted, "|") + ")(?:_bucket|_sum|_count|_total|_created)?|" + regex
 	}

@@ -91,6 +91,17 @@ service:
       exporters: [debug]
 `
 
+// keep_sources patterns go into the keep rule as patterns.
+func TestKeepRuleKeepsSourcePatterns(t *testing.T) {
+	re := KeepMatcher([]string{"vllm:num_requests_waiting", "DCGM_FI_*", "sglang:*_total"})
+	for _, kept := range []string{"DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_PROF_DRAM_ACTIVE", "sglang:prompt_tokens_total", "vllm:num_requests_waiting", "modelplane_x"} {
+		assert.True(t, re.MatchString(kept), kept)
+	}
+	for _, dropped := range []string{"XDCGM_FI_DEV", "sglang:num_queue_reqs", "vllm:num_requests_running"} {
+		assert.False(t, re.MatchString(dropped), dropped)
+	}
+}
+
 func TestKeepRuleAddedToEveryJobOfFilteredReceivers(t *testing.T) {
 	conf := convert(t, pipelineDoc)
 	js := jobs(t, conf, "prometheus")
@@ -270,6 +281,10 @@ func FuzzKeepRule(f *testing.F) {
 		}
 		re := KeepMatcher(names)
 		for _, n := range names {
+			if strings.Contains(n, "*") { // a keep_sources pattern: * matches any run
+				assert.True(t, re.MatchString(strings.ReplaceAll(n, "*", "x:y")), "pattern %q", n)
+				continue
+			}
 			base := strings.TrimSuffix(n, "_total")
 			for _, form := range []string{n, base + "_bucket", base + "_sum", base + "_count", base + "_total", base + "_created"} {
 				assert.True(t, re.MatchString(form), "should keep %q (from %q)", form, n)

@@ -1,11 +1,26 @@
-{{- define "omp.name" -}}otelcol-modelplane{{- end -}}
+{{- define "omp.name" -}}{{ .Values.nameOverride | default "otelcol-modelplane" | trunc 63 | trimSuffix "-" }}{{- end -}}
 
 {{- define "omp.fullname" -}}
-{{- if contains "otelcol-modelplane" .Release.Name -}}{{ .Release.Name | trunc 63 | trimSuffix "-" }}{{- else -}}{{ printf "%s-otelcol-modelplane" .Release.Name | trunc 63 | trimSuffix "-" }}{{- end -}}
+{{- if .Values.fullnameOverride -}}{{ .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else -}}
+{{- $name := include "omp.name" . -}}
+{{- if contains $name .Release.Name -}}{{ .Release.Name | trunc 63 | trimSuffix "-" }}{{- else -}}{{ printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "omp.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}{{ .Values.serviceAccount.name | default (include "omp.fullname" .) }}{{- else -}}{{ .Values.serviceAccount.name | default "default" }}{{- end -}}
+{{- end -}}
+
+{{/* The prometheus sinks: each serves a pull endpoint on the pod, at its port. */}}
+{{- define "omp.pullSinks" -}}
+{{- range .Values.sinks -}}{{- if eq .type "prometheus" }}
+- {{ toJson . }}
+{{- end -}}{{- end -}}
 {{- end -}}
 
 {{- define "omp.labels" -}}
-app.kubernetes.io/name: otelcol-modelplane
+app.kubernetes.io/name: {{ include "omp.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
@@ -13,7 +28,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
 {{- define "omp.selector" -}}
-app.kubernetes.io/name: otelcol-modelplane
+app.kubernetes.io/name: {{ include "omp.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
@@ -130,6 +145,8 @@ at a time); otherwise contrib's queue in memory. */ -}}
 {{- else -}}
 {{- $_ := set $cfg "sending_queue" (dict "enabled" true "queue_size" .delivery.queueSize) -}}
 {{- end -}}
+{{- else if eq $type "prometheus" -}}
+{{- $cfg = dict "endpoint" (printf "[${env:POD_IP}]:%d" (int ($s.port | default 9464))) "resource_constant_labels" (dict "included" (list "*")) "without_scope_info" true -}}
 {{- else if eq $type "debug" -}}
 {{- $cfg = dict "verbosity" "basic" -}}
 {{- end -}}
