@@ -158,11 +158,10 @@ func restartDuringOutageOf(t *testing.T, prom *prometheus, vllm *engine, series 
 	return r
 }
 
-// A collector stopped while its remote-write backend is down stops at once: contrib's
-// exporter stops retrying as the shutdown begins, whatever OTELCOL_MODELPLANE_EXPORTER_STOP_TIMEOUT
-// gives the OTLP exporters. A value of that variable that is no duration fails the start,
-// naming the variable and the value.
-func TestTheExportersStopTimeoutComesFromTheEnvironment(t *testing.T) {
+// A collector stopped while its remote-write backend is down stops promptly, and a value of
+// OTELCOL_MODELPLANE_EXPORTER_STOP_TIMEOUT that is no duration fails the start and
+// validate, naming the variable and the value.
+func TestStopWithTheBackendDownAndTheStopTimeoutVariable(t *testing.T) {
 	vllm := startEngine(t, "vllm", "vllm.prom", vllmLabels("llama-0"))
 	// Remote write to a port where nothing listens: a backend that is down.
 	setup := collectorSetup{Engines: []*engine{vllm}, Prometheus: freeport.Addr(t), MappingDir: t.TempDir(), Health: freeport.Addr(t)}

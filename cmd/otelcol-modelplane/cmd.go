@@ -21,10 +21,8 @@ import (
 // defaultGates are the feature gates this distribution turns on, before the command line's
 // --feature-gates=-NAME, which still turns one off.
 var defaultGates = []string{
-	// A 429 from the backend (a Mimir tenant over its ingestion rate, VictoriaMetrics' rate
-	// limit) is retried with the exporter's retry_on_failure backoff, as Prometheus' own
-	// remote write does, instead of dropping the batch as a permanent error, which the
-	// exporter does with the gate off (alpha since v0.101.0, and so off, through v0.165.1).
+	// A 429 from the backend (a Mimir tenant over its ingestion rate) is retried with the
+	// exporter's backoff, as Prometheus' own remote write does, not dropped as permanent.
 	"exporter.prometheusremotewritexporter.RetryOn429",
 	// A reload that changes only receivers restarts only the receivers, and the mapping
 	// processor, its series and the exporters' queues go on. The reloads the providers ask for

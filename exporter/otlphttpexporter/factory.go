@@ -25,12 +25,8 @@ import (
 )
 
 // giveUpWhenStopping is how long a stopping exporter waits for an endpoint that does not
-// answer. The collector's retries end at a shutdown, but a request in flight waits for its
-// client's timeout (30 s by default), and an in-memory sending queue then sends each batch
-// left, each waiting as long on an endpoint that takes connections and never answers (a
-// network that drops packets): the kubelet killed the collector after the pod's grace
-// period (30 s by default). After 15 s the request in flight is cancelled and no other is
-// sent: an in-memory queue drops what is left, a persistent one keeps it for the next start.
+// answer before it cancels the request in flight and sends no other: a request waits for its
+// client's timeout otherwise, past the pod's grace period.
 const giveUpWhenStopping = 15 * time.Second
 
 // NewFactory returns the factory of the otlp_http exporter.

@@ -17,9 +17,8 @@ import (
 const queueKey = "sending_queue"
 
 // Config is contrib's configuration, every key of it as contrib reads it, and a sending
-// queue that can be persistent: contrib's remote_write_queue lives in memory, and its `wal`
-// delivered nothing in our tests (contrib v0.161.0), so a collector restarted during an outage lost
-// what it had queued.
+// queue that can be persistent: contrib's remote_write_queue lives in memory, so a
+// collector restarted during an outage lost what it had queued.
 type Config struct {
 	contrib.Config `mapstructure:",squash"`
 

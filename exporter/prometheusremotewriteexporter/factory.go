@@ -38,12 +38,9 @@ import (
 // the endpoint and status_code.
 const refusedWrite = "failed to send WriteRequest to remote endpoint"
 
-// giveUpWhenStopping is how long a stopping exporter goes on retrying an endpoint that fails
-// before it drops what it has not delivered. Contrib's exporter retries a batch until its
-// timeout (10 minutes in this distribution's settings) and its shutdown waits for that, so a
-// collector asked to stop (or to reload its exporters) while the backend is down did not
-// stop, and the kubelet killed it after the pod's grace period (30 s by default): 15 s
-// leaves the rest of the collector's shutdown time within that.
+// giveUpWhenStopping is how long a stopping exporter waits for a write in flight that gets
+// no answer before it cancels it: contrib waits up to the client timeout (10 minutes in this
+// distribution's settings), past the pod's grace period.
 const giveUpWhenStopping = 15 * time.Second
 
 // repeatEvery is how long the same failure of an endpoint is held before a line counts it:
@@ -76,7 +73,7 @@ func newFactory(giveUpAfter time.Duration) exporter.Factory {
 			deliverywatch.SendingQueueRules...),
 		// Contrib's exporter retries a request without an answer silently.
 		LogUnanswered: true,
-		// And it retries inside its own loop, which its shutdown does not interrupt.
+		// And its shutdown waits for a write without an answer.
 		GiveUpWhenStopping: giveUpAfter,
 		// The client is HTTP: contrib moves the top-level settings there when it unmarshals.
 		WithWatch: deliverywatch.Watched(func(c *Config) *[]configmiddleware.Config { return &c.HTTP.Middlewares }),

@@ -13,11 +13,9 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 )
 
-// Several engines of one kind on a host (a vLLM per GPU, or two with four GPUs each) are one
-// variable listing them, MODELPLANE_VLLM_TARGET=127.0.0.1:8000,127.0.0.1:8001. Each becomes a
-// static_configs entry of its own with a replica label of its own (vllm-8000, vllm-8001),
-// because targets listed in one entry share its labels: the default's identity leaves the
-// target out, so they would be one replica and their common series merged into one.
+// Several engines of one kind on a host are one variable listing them
+// (MODELPLANE_VLLM_TARGET=127.0.0.1:8000,127.0.0.1:8001), each a static_configs entry with a
+// replica label of its own: targets of one entry share its labels, and would be one replica.
 
 // targets checks a value that may list several targets, separated by commas.
 func targets(s string) error {
@@ -49,11 +47,9 @@ func splitTargets(s string) []string {
 	return list
 }
 
-// spreadTargets writes each job's targets as lookup gives its variable: an address the probe
-// placed (placeProbedTargets) is not in the environment that ${env:...} reads, and a
-// variable naming several targets is spread over static_configs entries of their own.
-// checkEnv has refused a list where only one target may be named (the dcgm-exporter's), so
-// every job of targetJobs can be walked here.
+// spreadTargets writes each job's targets as lookup gives its variable (a probed address is
+// not in the environment ${env:...} reads), a variable naming several spread over
+// static_configs entries of their own.
 func spreadTargets(conf *confmap.Conf, lookup func(string) (string, bool)) error {
 	given := map[string][]string{} // job -> targets
 	for variable, job := range targetJobs {

@@ -21,10 +21,9 @@ type variable struct {
 	emptyOK   bool               // set but empty is a value, not a mistake
 }
 
-// variables are checked before the default is served: the collector's own errors for a bad
-// value name the component's field, not the variable a user set (`'collection_interval' time:
-// invalid duration` for MODELPLANE_SCRAPE_INTERVAL=abc), and a listen address without a host
-// passes validation and fails only when the exporter starts.
+// variables are checked before the default is served: the collector's own error for a bad
+// value names the component's field, not the variable a user set, and a listen address
+// without a host fails only when the exporter starts.
 var variables = []variable{
 	{"MODELPLANE_VLLM_TARGET", "127.0.0.1:8000", allowNone(targets), false},
 	{"MODELPLANE_SGLANG_TARGET", "127.0.0.1:30000", allowNone(targets), false},
@@ -112,10 +111,9 @@ func oneJobPerTarget(lookup func(string) (string, bool)) error {
 // variable names.
 type yieldedDefault struct{ variable, addr, to string }
 
-// yieldedDefaults gives as none each target variable that is unset and whose default address
-// a target variable that is set names: a NIM named at 127.0.0.1:8000, vLLM's port, leaves the
-// vLLM job out, where the default would otherwise read the NIM a second time as a vLLM (or
-// fail every scrape of its /metrics, which NIM serves at /v1/metrics).
+// yieldedDefaults gives as none each unset target variable whose default address a set one
+// names: a NIM at 127.0.0.1:8000, vLLM's port, leaves the vLLM job out, which would read the
+// NIM a second time as a vLLM.
 func yieldedDefaults(lookup func(string) (string, bool)) (func(string) (string, bool), []yieldedDefault) {
 	named := map[string]string{} // address -> the set variable naming it
 	for _, v := range variables {

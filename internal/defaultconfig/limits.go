@@ -10,10 +10,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// ScrapeLimit is what one target may send per scrape under the default: Prometheus's
-// body_size_limit and sample_limit (series kept after the scrape filter). The host config and
-// the chart's values carry the same (tests keep them equal); preview applies them, so that it
-// refuses the page the collector would refuse.
+// ScrapeLimit is what one target may send per scrape under the default (body_size_limit and
+// sample_limit); the host config and the chart carry the same, and preview applies them, so
+// that it refuses the page the collector would refuse.
 type ScrapeLimit struct {
 	BodySize string `yaml:"body_size_limit"`
 	Samples  int    `yaml:"sample_limit"`

@@ -5,10 +5,8 @@ package defaultconfig
 
 import "slices"
 
-// noNodeLabel removes the resource processor's node action where NODE_NAME is set but
-// empty, which asks for no node label: the processor refuses an action without a value
-// ("Either field \"value\", ... must be specified", naming neither the variable nor the
-// label), so the collector did not start.
+// noNodeLabel removes the resource processor's node action where NODE_NAME is set but empty:
+// the processor refuses an action without a value, naming neither the variable nor the label.
 func noNodeLabel(raw map[string]any, lookup func(string) (string, bool)) {
 	if v, set := lookup("NODE_NAME"); !set || v != "" {
 		return

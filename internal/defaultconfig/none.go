@@ -33,10 +33,9 @@ func allowNone(check func(string) error) func(string) error {
 	}
 }
 
-// dropDisabledJobs removes from raw, the default as parsed, the jobs whose variable says none, or
-// whose variable is unset and defaults to none (NIM's).
-// Without a dcgm-exporter the GPU receiver has nothing to defer to and reads the GPUs itself;
-// with no job left, the Prometheus receiver goes too (it refuses to start without one).
+// dropDisabledJobs removes from raw the jobs whose variable says none, or is unset and
+// defaults to none (NIM's); with no job left, the Prometheus receiver goes too (it refuses to
+// start without one), and without a dcgm-exporter the GPU receiver reads the GPUs itself.
 func dropDisabledJobs(raw map[string]any, lookup func(string) (string, bool)) error {
 	off := map[string]bool{}
 	for variable, job := range targetJobs {
@@ -94,14 +93,9 @@ type probedTarget struct {
 	meanwhile, then string
 }
 
-// probedTargets are the targets a host may or may not run. A vLLM-only host has no SGLang,
-// most have no dcgm-exporter, and a container without the host's network has none of them:
-// a job scraping a default address that serves no such page would log a failed scrape every
-// interval, and count one, for as long as the collector runs. One that starts later (at
-// boot, or installed later), or that is still loading its model, has the collector reload
-// (watchForTargets) and is scraped from then on. A variable that is set, to an address or to
-// none, is used as it is: the way to have an address scraped, and its failures counted,
-// whether it answers or not. NIM's job runs only when asked for, so it is never probed.
+// probedTargets are the targets a host may or may not run: a job scraping an address that
+// serves no such page would fail every scrape for as long as the collector runs. A variable
+// that is set is used as it is; NIM's job runs only when asked for, and is never probed.
 var probedTargets = []probedTarget{
 	{variable: "MODELPLANE_VLLM_TARGET", article: "A", name: "vLLM", marker: "vllm:", engine: true,
 		noPageHint: "a vLLM serves /metrics; an NVIDIA NIM, which serves on this port too, has its metrics at /v1/metrics, read with MODELPLANE_NIM_TARGET=127.0.0.1:8000"},
@@ -127,11 +121,9 @@ type movedTarget struct {
 	addr  string
 }
 
-// placeProbedTargets probes the default address of each probed target whose variable is
-// unset, all at once (a probe of a port that accepts but does not answer waits probeTimeout).
-// It gives the variable as none where the address serves no page of that target, and lists
-// those left out; an engine's page found at another engine's default address has that engine's
-// variable, if unset, name it (listed after its own default's where that serves it too).
+// placeProbedTargets probes, all at once, the default address of each probed target whose
+// variable is unset: the variable is none where no page of that target is served there, and
+// an engine's page found at another's default address has that engine's variable name it.
 func placeProbedTargets(lookup func(string) (string, bool), probe func(addr string) finding) (func(string) (string, bool), []movedTarget, []absentTarget) {
 	var probed []probedTarget
 	for _, p := range probedTargets {

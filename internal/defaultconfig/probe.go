@@ -46,9 +46,8 @@ var probeClient = &http.Client{
 const probeReadLimit = 16 << 20
 
 // identify reads the /metrics page at addr and tells whose it is by its names (vllm:,
-// sglang:, DCGM_FI_): a port that merely accepts connections is not yet an engine (vLLM
-// while it loads its model), and one serving another program's page, or another engine's,
-// is not the engine its port is the default of.
+// sglang:, DCGM_FI_): a port that merely accepts connections (vLLM loading its model), or
+// serves another program's page, is not the engine its port is the default of.
 func identify(addr string) finding {
 	// The deadline covers reading the page too.
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)

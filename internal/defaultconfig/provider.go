@@ -115,9 +115,8 @@ func parsed(doc []byte) (map[string]any, error) {
 }
 
 // retrieveEmbedded returns the embedded default for the environment lookup reads. Where it
-// leaves a target out because its page is not served (probedTargets), and the collector
-// watches (reload is the provider's watcher), it watches for it until the collector loads its
-// configuration again.
+// leaves a target out because its page is not served, and reload (the provider's watcher) is
+// set, it watches for it until the collector loads its configuration again.
 func (p provider) retrieveEmbedded(lookup func(string) (string, bool), probe func(string) finding, reload func()) (*confmap.Retrieved, error) {
 	if err := checkEnv(lookup); err != nil {
 		return nil, err

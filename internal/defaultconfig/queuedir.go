@@ -11,9 +11,8 @@ import (
 )
 
 // QueueDirVariable names the directory in which the remote-write and OTLP overrides keep
-// their exporter's sending queue, on disk, as the Helm chart and the standalone install do:
-// a collector restarted while its backend is away then writes what it had queued. Unset,
-// the queue is in memory, and such a restart loses it (docs/reliability.md).
+// their exporter's sending queue on disk, so that a restart during an outage loses nothing.
+// Unset, the queue is in memory (docs/reliability.md).
 const QueueDirVariable = "MODELPLANE_QUEUE_DIR"
 
 // queueStorage is the storage extension that holds the queues: the name the chart and the

@@ -11,13 +11,9 @@ import (
 	"go.uber.org/zap"
 )
 
-// watchForTargets probes the addresses where the default left a target out because its page
-// was not served, every interval until a page that a job would scrape is (scrapedBy), then
-// has the collector load its configuration again (reload, the provider's watcher): the
-// default, loaded again, scrapes what answers now and watches what still does not. On a host
-// whose engine or dcgm-exporter starts after the collector, or loads its model for minutes,
-// the series are then scraped as on a host that started it first. It returns the function
-// that stops it, which the collector calls when it loads its configuration again or stops.
+// watchForTargets probes, every interval, the addresses where the default left a target out,
+// until one serves a page a job would scrape, then calls reload (the provider's watcher) once.
+// It returns the function that stops it, which the collector calls on a reload or a stop.
 func watchForTargets(absent []absentTarget, interval time.Duration, scrapedBy func(absentTarget) *probedTarget, reload func(), logger *zap.Logger) func(context.Context) error {
 	stop := make(chan struct{})
 	wait := func(d time.Duration) bool {

@@ -43,11 +43,9 @@ var listeners = []struct{ variable, serves, who string }{
 	{telemetryVariable, "the collector's own metrics", "Jupyter and other collectors listen on 8888 by default"},
 }
 
-// CheckListeners tells, before the collector starts on nothing but the embedded
-// configurations, which of the default's addresses another process already listens on,
-// naming the variable that moves it. The collector's own error names only the address
-// ("binding address localhost:8888 for Prometheus exporter: ... address already in use"),
-// not what to set. Values that are not host:port are left to checkEnv.
+// CheckListeners names each of the default's listen addresses another process already holds,
+// with the variable that moves it: the collector's own error names only the address. Values
+// that are not host:port are left to checkEnv.
 func CheckListeners(lookup func(string) (string, bool)) error {
 	var errs []error
 	for _, l := range listeners {

@@ -57,10 +57,9 @@ type Watch struct {
 	inFlight int       // requests sent and not yet answered
 	endpoint string    // the last request's, for the line that gives up
 
-	// giveUpAfter is how long a stopping exporter goes on retrying a failing endpoint (zero:
-	// for as long as the exporter would); stopBegan is when the exporter began to stop, and
-	// gaveUp that giveUpAfter has passed since. abort cancels the requests in flight once the
-	// watch has given up on a failing endpoint, after it has said so (dropping).
+	// giveUpAfter is how long a stopping exporter waits for a failing endpoint (zero: as long
+	// as the exporter would); stopBegan is when it began to stop, gaveUp that giveUpAfter has
+	// passed since; abort cancels the requests in flight once the watch has given up.
 	giveUpAfter time.Duration
 	storage     *component.ID // the extension the exporter's sending queue is on; nil: in memory
 	id          component.ID  // the exporter's, which names its queue's file
@@ -84,14 +83,8 @@ func New(logger *zap.Logger, logUnanswered bool, now func() time.Time) *Watch {
 }
 
 // GiveUpWhenStopping makes the watch end a stopping exporter's wait for a failing endpoint
-// after d of its shutdown. Remote write retries inside its own loop, which a shutdown does
-// not interrupt: while its endpoint is down, that loop retries a batch until the exporter's
-// timeout (minutes). The collector's exporters stop retrying at a shutdown, but a request in
-// flight to an endpoint that never answers waits for the client's timeout, and an in-memory
-// queue then sends each batch it holds. After d, a request to an endpoint whose last request
-// failed, or that answered none since the stop began, is not sent; one in flight is
-// cancelled; and one that fails ends its batch's retries (ErrGaveUp, which backoff takes as
-// permanent). An endpoint that accepts data goes on receiving the exporter's queue.
+// after d of its shutdown: no request to it is sent, the one in flight is cancelled, and one
+// that fails ends its batch's retries (ErrGaveUp). An endpoint that accepts data goes on.
 func (w *Watch) GiveUpWhenStopping(d time.Duration) { w.giveUpAfter = d }
 
 // ErrGaveUp ends a batch's retries once the watch has given up on its endpoint.
@@ -209,10 +202,8 @@ func (w *Watch) GetGRPCClientOptions(context.Context) ([]grpc.DialOption, error)
 }
 
 // send counts a request in flight to endpoint and returns its context, which the watch
-// cancels when it gives up on a failing endpoint (the exporter's own never is at a
-// shutdown); answered counts its answer (a cancelled one as a failure) and tells whether
-// the watch cancelled it, and
-// release ends the context, once what the request returns has been read.
+// cancels when it gives up; answered counts its answer and tells whether the watch cancelled
+// it, and release ends the context once the response has been read.
 func (w *Watch) send(ctx context.Context, endpoint string) (_ context.Context, answered func() (cancelled bool), release func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	unregister := context.AfterFunc(w.abortCtx, func() { cancel(ErrGaveUp) })
@@ -300,10 +291,8 @@ func failure(resp *http.Response, err error) string {
 	return resp.Status
 }
 
-// sawRequest takes the outcome of one HTTP request, and tells whether it failed. One the
-// collector cancelled (a shutdown) is not the endpoint's doing and says nothing of it; one
-// past its deadline (the client's timeout, or what was left of the export's) got no answer
-// in time.
+// sawRequest takes the outcome of one HTTP request and tells whether it failed: one the
+// collector cancelled says nothing of the endpoint; one past its deadline got no answer.
 func (w *Watch) sawRequest(req *http.Request, sent time.Time, resp *http.Response, err error) bool {
 	ctx := req.Context()
 	if errors.Is(ctx.Err(), context.Canceled) {

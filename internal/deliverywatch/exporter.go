@@ -34,10 +34,9 @@ type Options struct {
 	WithWatch func(cfg component.Config) (component.Config, error)
 	// Now is the clock of the condensed log and the watch; time.Now where nil.
 	Now func() time.Time
-	// GiveUpWhenStopping, for an exporter that retries inside its own loop, which its
-	// shutdown does not interrupt: how long a stopping exporter goes on retrying a failing
-	// endpoint (Watch.GiveUpWhenStopping), unless GiveUpEnv says otherwise; zero leaves the
-	// exporter's retries as they are.
+	// GiveUpWhenStopping is how long a stopping exporter waits for a failing endpoint
+	// (Watch.GiveUpWhenStopping), unless GiveUpEnv says otherwise; zero leaves the
+	// exporter's own stop as it is.
 	GiveUpWhenStopping time.Duration
 	// PersistentQueue returns the storage extension that cfg's sending queue is on, nil for
 	// one in memory (PersistentQueue). The batches that a shutdown interrupts are then logged
@@ -86,12 +85,9 @@ func Factory(f exporter.Factory, o Options) exporter.Factory {
 	return xexporter.NewFactory(f.Type(), createDefault, options...)
 }
 
-// OneConsumer is Options.Defaults for an exporter whose configuration is a *C, with its
-// sending queue where queue says: the queue sends one batch at a time, oldest first, where
-// the collector's default is 10 side by side. A backend that refuses a point older than the
-// newest of its series (Prometheus' and Mimir's OTLP endpoints unless an out-of-order window
-// is set) refused, for good, the older of two batches of a series sent side by side after an
-// outage: 9 of 52 samples lost after 30 s away (e2e TestOTLPOutageLosesNothing).
+// OneConsumer is Options.Defaults for an exporter whose sending queue is where queue says:
+// one batch at a time, oldest first, where the collector sends 10 side by side and a backend
+// without an out-of-order window refuses the older for good (e2e TestOTLPOutageLosesNothing).
 func OneConsumer[C any](queue func(*C) *configoptional.Optional[exporterhelper.QueueBatchConfig]) func(component.Config) {
 	return func(cfg component.Config) {
 		if q := queue(cfg.(*C)).Get(); q != nil {
@@ -313,11 +309,8 @@ const (
 const Rejecting = "Exporting failed. Rejecting data."
 
 // SendingQueueRules condense the lines the collector's sending queue and its retries write
-// for every batch (exporterhelper), for an exporter that sends through them (OTLP, and
-// remote write with its sending_queue or contrib's): one exporter is one subject, its error
-// the cause. During a long outage, or against a backend that refuses every batch, each of
-// them came every few seconds, errors with a stack trace. A batch dropped because the
-// collector is stopping is logged as it comes: those lines are what a stop lost.
+// for every batch during an outage, one exporter a subject and its error the cause; a batch
+// dropped because the collector is stopping is logged as it comes.
 var SendingQueueRules = []repeatlog.Rule{{
 	Message: retrying,
 	Cause:   "error",

@@ -9,11 +9,9 @@ import (
 	"time"
 )
 
-// GiveUpEnv is the environment variable that sets how long a stopping exporter goes on
-// sending to an endpoint that does not take its data (Options.GiveUpWhenStopping), for every
-// exporter that gives up: a Go duration, such as 45s. A node whose pods have a longer grace
-// period than the kubelet's default 30 s can give its exporters more of it (the chart sets it
-// from terminationGracePeriodSeconds).
+// GiveUpEnv is the environment variable that sets how long a stopping exporter waits for an
+// endpoint that does not take its data (Options.GiveUpWhenStopping): a Go duration, such as
+// 45s. The chart sets it from terminationGracePeriodSeconds.
 const GiveUpEnv = "OTELCOL_MODELPLANE_EXPORTER_STOP_TIMEOUT"
 
 // giveUpAfter is def, or what GiveUpEnv says instead; an error names the variable and its

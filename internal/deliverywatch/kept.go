@@ -40,12 +40,9 @@ func PersistentQueue[C any](queue func(*C) *configoptional.Optional[exporterhelp
 	}
 }
 
-// keptCore rewrites, for an exporter with a persistent sending queue, the error line the
-// queue logs for a batch that a shutdown interrupted: "Dropping data" with dropped_items,
-// and a stack trace, is what an in-memory queue does with it, while a persistent one keeps
-// it for the next start (a node drained during a backend outage lost nothing, yet its log
-// said it had). Every other dropping line, such as a batch the backend refused for good,
-// passes as it is: that one is dropped.
+// keptCore rewrites, for an exporter with a persistent sending queue, the "Dropping data"
+// line the queue logs for a batch a shutdown interrupted: the queue keeps it for the next
+// start. Every other dropping line passes as it is.
 func keptCore(c zapcore.Core) zapcore.Core { return &kept{Core: c} }
 
 type kept struct{ zapcore.Core }

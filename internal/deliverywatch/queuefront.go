@@ -1,21 +1,9 @@
 // Copyright The otelcol-modelplane Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// restoreQueueFront puts the batches that a stop interrupted back at the front of a
-// persistent sending queue, before the queue starts.
-//
-// The collector's persistent queue (exporterhelper) keeps the batches its
-// consumers were sending when the process stopped, and at the next start appends them
-// behind every batch queued after them. A backend without an out-of-order window
-// (Prometheus and Mimir by default, over remote write and OTLP alike) then refuses their
-// samples for good, as older than the newest of their series: a collector restarted during
-// an outage lost the batch it was retrying. Sent first, they are the oldest, and nothing is
-// refused.
-//
-// The queue's storage layout is exporterhelper's (internal/queue/meta.proto): one metadata
-// record under "qmv0" (the read and write indexes, the sizes, the indexes being sent) and
-// each batch under its index in decimal. A record this package cannot read is left as it is,
-// and the queue then does what it always did.
+// The persistent queue (exporterhelper) appends the batches a stop interrupted behind those
+// queued after them, and a backend without an out-of-order window then refuses them for good.
+// Its layout (internal/queue/meta.proto) is read here; a record it cannot read is left as is.
 
 package deliverywatch
 
@@ -35,10 +23,9 @@ import (
 // metadataKey is the key of the queue's metadata record.
 const metadataKey = "qmv0"
 
-// restoreQueueFront moves the batches that the persistent queue of exporter owner for signal was
-// sending at its last stop to the front of that queue, on the storage extension storageID
-// of host, in one transaction. It returns how many it moved. A host without that storage
-// moves nothing: the queue's own start reports it.
+// restoreQueueFront moves the batches the persistent queue of owner for signal was sending at
+// its last stop to the front of that queue, on storage storageID, in one transaction, and
+// returns how many. A host without that storage moves nothing: the queue reports it.
 func restoreQueueFront(ctx context.Context, host component.Host, storageID, owner component.ID, signal pipeline.Signal) (int, error) {
 	ext, ok := host.GetExtensions()[storageID].(storage.Extension)
 	if !ok {

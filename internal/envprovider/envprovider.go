@@ -82,11 +82,9 @@ func (p *provider) Retrieve(ctx context.Context, uri string, watcher confmap.Wat
 	}
 	if name == "HOSTNAME" {
 		if os.Getenv(name) == "" {
-			// A shell sets HOSTNAME and a service does not (systemd, supervisord, cron; bash
-			// does not even export it on Debian), so a config naming the node after it gave
-			// every host the same name. Unset, it is the host's name, as a shell gives it;
-			// set but empty too, since no host is named "" and a resource attribute without
-			// a value stops the collector with an error naming neither.
+			// A shell sets HOSTNAME and a service does not (systemd, cron), so a config naming
+			// the node after it gave every host the same name: unset or empty, it is the
+			// host's name, as a shell gives it.
 			if host, err := os.Hostname(); err == nil {
 				p.once("HOSTNAME", func() {
 					p.logger.Info("HOSTNAME is not set or empty: using the host's name", zap.String("value", host))

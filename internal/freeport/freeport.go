@@ -22,14 +22,9 @@ const lowest = 10000
 // portRange is the kernel's range of ephemeral ports, read once.
 const portRange = "/proc/sys/net/ipv4/ip_local_port_range"
 
-// Ports returns n distinct ports on 127.0.0.1 that nothing listens on now. Each is held until
-// all are picked, so they differ; another process may still take one before the caller
-// binds it.
-//
-// They come from below the kernel's ephemeral range where there is room: a port the kernel
-// hands out for ":0" is also the local port of the next outgoing connection, so a test that
-// scrapes or posts while another binds its picked port could take it first ("bind: address
-// already in use"; seen once in CI). HashiCorp's freeport does the same for that reason.
+// Ports returns n distinct ports on 127.0.0.1 that nothing listens on now, from below the
+// kernel's ephemeral range where there is room: a port ":0" hands out is also the local
+// port of the next outgoing connection, which could take it first.
 func Ports(n int) ([]int, error) {
 	listeners := make([]net.Listener, 0, n)
 	defer func() {

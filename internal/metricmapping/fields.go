@@ -12,13 +12,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// ShapeErrors names every key of node that the type t has no field for, and every value of
-// a kind t cannot hold there, at any depth, with its path below at ("metrics[2]"): `metrics[2]:
-// unknown field "form" (want from, to, fromUnit, part, labels)`, `metrics[0].labels: want a
-// list, got a mapping (...)`. With lines, each starts with the line of its key (or list item)
-// in node's source. yaml's own strict decoding says `field form not found in type
-// metricmapping.Entry` and `cannot unmarshal !!map into []metricmapping.Label`, and counts
-// lines in a re-encoded copy of the document, not in the file.
+// ShapeErrors names every key of node that t has no field for, and every value of a kind t
+// cannot hold there, at any depth, with its path below at ("metrics[2]: unknown field
+// \"form\" (want from, ...)"), and with lines, the line of its key in node's source.
 func ShapeErrors(node *yaml.Node, t reflect.Type, at string, lines bool) []string {
 	var out []string
 	errs, _, _ := shapeErrorsIn(node, t, at)
@@ -198,10 +194,8 @@ func joinPath(path, key string) string {
 	}
 }
 
-// locate finds field, as the validation's messages name it (metadata.name, spec.metrics,
-// metrics[2].labels[0].values[eos]), in a document: the line it is written on and the node
-// it names, or, for a field the document lacks (a required one), the line and node of the
-// nearest enclosing one. Aliases and merge keys are followed as yaml decodes them.
+// locate finds field, as the validation's messages name it (metrics[2].labels[0]), in doc: its
+// line and node, or for a field the document lacks, those of the nearest enclosing one.
 func locate(doc *yaml.Node, field string) (line int, node *yaml.Node) {
 	node = deref(doc)
 	line = node.Line

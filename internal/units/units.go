@@ -75,9 +75,8 @@ func Parse(name string) (Unit, bool) {
 }
 
 // Meant returns the unit a name that Parse refuses most likely means, for an error to
-// suggest: the name in another case or in the singular ("milliseconds", "Millisecond"), the
-// unit's abbreviation or UCUM code ("ms", "MiB", "MiBy", "%"; in another case only for time,
-// since MB, MJ and MW are mega-), or a misspelling ("Milisecond").
+// suggest: another case or the singular, the abbreviation or UCUM code ("ms", "MiB"; another
+// case only for time, since MB is mega-), or a misspelling.
 func Meant(name string) (Unit, bool) {
 	for u := Unit(1); u < numUnits; u++ {
 		f := table[u]
@@ -252,10 +251,8 @@ func NameSuffix(ucum string) string {
 	return ""
 }
 
-// OfName returns the UCUM unit that a metric name declares by its unit suffix (before a
-// counter's _total): "s" for modelplane_request_duration_seconds, "J" for
-// modelplane_energy_joules_total, "" for a name without one, such as
-// modelplane_requests_waiting.
+// OfName returns the UCUM unit a metric name declares by its suffix (before a counter's
+// _total): "s" for modelplane_request_duration_seconds, "" for modelplane_requests_waiting.
 func OfName(name string) string {
 	name = strings.TrimSuffix(name, "_total")
 	for _, s := range nameSuffixes {
@@ -266,11 +263,9 @@ func OfName(name string) string {
 	return ""
 }
 
-// OfSourceName returns the unit, other than a base unit, that a metric name declares by its
-// suffix (before a counter's _total), in any case, spelt as the unit's abbreviation or its
-// name: Milliseconds for sglang:kv_transfer_latency_ms, Mebibytes for gpu_memory_used_MiB;
-// None for a name without one. Percent is left out: vLLM's gpu_cache_usage_perc is a ratio
-// of 0 to 1 despite its name.
+// OfSourceName returns the non-base unit a metric name declares by its suffix, in any case,
+// abbreviated or spelt out (Milliseconds for sglang:kv_transfer_latency_ms); None without
+// one. Not percent: vLLM's gpu_cache_usage_perc is a ratio of 0 to 1.
 func OfSourceName(name string) Unit {
 	name = strings.ToLower(strings.TrimSuffix(name, "_total"))
 	for u := Unit(1); u < numUnits; u++ {

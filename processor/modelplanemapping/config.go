@@ -40,10 +40,9 @@ type Config struct {
 	// ClusterMappings reads MetricMapping objects from the Kubernetes API server and follows
 	// every change. They run after the files, in name order.
 	ClusterMappings ClusterMappingsConfig `mapstructure:"cluster_mappings"`
-	// Mappings are inline MetricMappings. They run after the files and the cluster's
-	// objects, in order. Their fields
-	// are spelt as in a MetricMapping (fromUnit), so a spec can be pasted unchanged; they are
-	// decoded by Unmarshal.
+	// Mappings are inline MetricMappings, run after the files and the cluster's objects, in
+	// order; spelt as in a MetricMapping (fromUnit), so a spec pastes unchanged. Decoded by
+	// Unmarshal.
 	Mappings []InlineMapping `mapstructure:"-"`
 	// Identity keeps each series' identity on its resource.
 	Identity IdentityConfig `mapstructure:"identity"`
@@ -53,17 +52,13 @@ type Config struct {
 	// whose series also go on as they came, beside what the mappings make of them: for
 	// dashboards that read the native names while they move to modelplane_*.
 	KeepSources []string `mapstructure:"keep_sources"`
-	// ScrapeFilter asks otelcol-modelplane to drop, at scrape time, the series no mapping
-	// reads: the Prometheus receivers of this processor's pipelines get a metric_relabel_configs
-	// keep rule naming every source of the mappings (and modelplane_*), so the receiver never
-	// builds data that this processor would drop. Needs drop_unmapped. When a mapping read later
-	// reads a new metric, otelcol-modelplane's file provider has the collector reload the rule.
+	// ScrapeFilter has otelcol-modelplane drop, at scrape time, the series no mapping reads:
+	// the Prometheus receivers of this processor's pipelines get a keep rule naming every
+	// source of the mappings and modelplane_*. Needs drop_unmapped.
 	ScrapeFilter bool `mapstructure:"scrape_filter"`
-	// OTLPNames lets mappings, which name metrics as a Prometheus page spells them, also read
-	// metrics pushed over OTLP under their OpenTelemetry names: such a metric is matched by the
-	// name the OpenTelemetry Prometheus exporters give it (gen_ai.server.request.duration in
-	// seconds as gen_ai_server_request_duration_seconds), and label rules see its attributes
-	// under the same translated keys. Off by default, as in the reference, which drops them.
+	// OTLPNames lets mappings also read metrics pushed over OTLP, under the name the
+	// OpenTelemetry Prometheus exporters give them (gen_ai_server_request_duration_seconds),
+	// their attributes under the same translated keys. Off, as in the reference.
 	OTLPNames bool `mapstructure:"otlp_names"`
 }
 
@@ -193,10 +188,9 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// CheckSources reads the mapping files as `otelcol-modelplane validate` checks them: a
-// problem in any of them is an error, where a running collector skips the document with a
-// warning. Warnings are what loads but is not what anyone means (a misspelt identity key, a
-// missing file, an overridden entry). The cluster's objects are read only by a collector.
+// CheckSources reads the mapping files as `otelcol-modelplane validate` checks them: any
+// problem is an error (a running collector skips the document), and what loads but misleads
+// is a warning. The cluster's objects are read only by a collector.
 func (c *Config) CheckSources() (warnings []string, err error) {
 	warnings = c.identityKeyWarnings()
 	files, errs := loadFiles(c.MappingFiles, nil)

@@ -26,10 +26,8 @@ type fileState struct {
 }
 
 // expand resolves the configured paths and globs into files, in config order, each glob's
-// matches sorted, without duplicates. Kubernetes ConfigMap volumes hold hidden ..data
-// folders and timestamped copies; globs skip names starting with a dot. A folder named
-// without a wildcard stands for its .yaml, .yml and .json files, as the shipped
-// configurations' globs read one: named alone it loaded nothing, and nothing said so.
+// matches sorted, without duplicates or dot names (a ConfigMap volume's ..data). A folder
+// named without a wildcard stands for its .yaml, .yml and .json files.
 func expand(patterns []string) ([]string, []error) {
 	var out []string
 	var errs []error
@@ -87,9 +85,8 @@ func isFolder(p string) bool {
 }
 
 // missingFiles returns the indexes of the mapping_files entries that name a file without a
-// wildcard and do not exist. A glob that matches nothing yet is a folder still empty; a
-// named file that is not there is most often a misspelt name, which loads nothing while
-// nothing else says so.
+// wildcard and do not exist: most often a misspelt name, which loads nothing while nothing
+// else says so (a glob that matches nothing yet is a folder still empty).
 func missingFiles(patterns []string) []int {
 	var out []int
 	for i, p := range patterns {

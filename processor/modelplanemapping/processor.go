@@ -256,9 +256,7 @@ func (p *mappingProcessor) reload(initial bool) {
 const OverlapMessage = "A mapping entry is overridden by an earlier one"
 
 // NameMessage is the message of the warning about an entry whose names do not say what its
-// series will be (rules.NameNotes): names and fromUnit that disagree about the unit, or a
-// target the Prometheus exporters serve under another name; `preview` prints these as notes
-// too.
+// series will be (rules.NameNotes); `preview` prints these as notes too.
 const NameMessage = "A mapping entry's names do not say what its series will be"
 
 // warnOverlaps warns about each entry of all that an earlier entry overrides, and each whose
@@ -313,9 +311,8 @@ func (p *mappingProcessor) processMetrics(ctx context.Context, md pmetric.Metric
 }
 
 // countFailedScrapes counts the scrapes of md whose up point is 0, by job (the scrape's
-// service.name). The mapping drops up with everything else that is not modelplane_*, so
-// without this a target that stopped answering, or went over a scrape limit, showed only in
-// the log.
+// service.name): the mapping drops up, so a target that stopped answering, or went over a
+// scrape limit, showed only in the log.
 func (p *mappingProcessor) countFailedScrapes(ctx context.Context, md pmetric.Metrics) {
 	rms := md.ResourceMetrics()
 	for i := 0; i < rms.Len(); i++ {

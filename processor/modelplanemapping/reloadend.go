@@ -20,16 +20,9 @@ import (
 // answering with a series that got no sample, marker or not.
 const reloadEndWindow = 5 * time.Minute
 
-// reloadEnd ends the series a mapping reload stops producing (a changed `to:`, a label added
-// or removed) with staleness markers, as the Prometheus receiver ends a series that leaves a
-// page. Without them the old series answered with its last value for five minutes beside
-// the new one, so sum() over the two counted a replica twice.
-//
-// The first batch of each source (a scrape target, the GPU receiver) after a reload also
-// runs through the mappings that produced its last batch; every series of that output that
-// the current mappings do not produce from the same input gets a marker. Only that one
-// batch per source pays for it, and only within reloadEndWindow of a reload; otherwise a
-// batch costs one atomic load.
+// reloadEnd ends the series a mapping reload stops producing with staleness markers: the
+// first batch of each source after a reload also runs through the previous mappings, and
+// what they made that the current ones do not gets a marker (within reloadEndWindow).
 type reloadEnd struct {
 	active atomic.Bool
 	window time.Duration // reloadEndWindow
@@ -94,10 +87,9 @@ func sourceKey(md pmetric.Metrics) string {
 	return key
 }
 
-// endMissing moves into after a staleness marker for every series of before (the same input
-// through the previous mappings) that after does not hold, and returns how many it added.
-// A marker keeps its series' attributes and timestamps and loses its exemplars; a
-// histogram's marker keeps a sum, so that remote write ends its `_sum` too.
+// endMissing appends to after a staleness marker for every series of before (the same input
+// through the previous mappings) that after does not hold, and returns how many. A marker
+// loses its exemplars; a histogram's keeps a sum, so that remote write ends its `_sum` too.
 func endMissing(before, after pmetric.Metrics) int64 {
 	var keys datapoints.Keys
 	live := map[string]bool{}

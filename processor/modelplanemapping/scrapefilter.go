@@ -86,10 +86,9 @@ func sources(ms []metricmapping.MetricMapping) map[string]bool {
 // delays the collector's start and every reload of its configuration.
 const listTimeout = 10 * time.Second
 
-// ScrapeSources reads the config of one modelplane_mapping processor and, when it asks for
-// scrape_filter, returns the metric names its mappings read now, sorted: the built-ins, the
-// mapping files, the cluster's MetricMapping objects and the inline mappings. An API server
-// that does not answer is logged to logger (nil: not logged) and leaves the cluster's out.
+// ScrapeSources reads the config of one modelplane_mapping processor and, with
+// scrape_filter, returns the metric names its mappings read now, sorted. An API server that
+// does not answer is logged to logger (nil: not logged) and leaves the cluster's out.
 func ScrapeSources(conf *confmap.Conf, logger *zap.Logger) (names []string, filter bool, err error) {
 	f, err := ScrapeFilterOf(conf)
 	if f == nil || err != nil {

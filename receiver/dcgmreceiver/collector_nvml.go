@@ -411,10 +411,9 @@ func nvlinkTotal(d nvml.Device, counter nvml.NvLinkErrorCounter) (float64, nvml.
 	return float64(total), nvml.SUCCESS
 }
 
-// profile reads DCGM_FI_PROF_* from GPU Performance Monitoring: activity ratios and PCIe
-// rates between this collection and the last, so the first collection after start has none.
-// GPUs without GPM (before Hopper) never get the ratios; their PCIe rates come from NVML's
-// PCIe throughput counter instead.
+// profile reads DCGM_FI_PROF_* from GPU Performance Monitoring between this collection and
+// the last (the first has none); GPUs without GPM get no ratios, and PCIe rates from NVML's
+// throughput counter.
 func (c *nvmlCollector) profile(g *gpu, emit func(*field, float64, func(pcommon.Map))) {
 	ids := c.gpmFields
 	if len(ids) == 0 { // every DCGM_FI_PROF_* field switched off: no sample to take

@@ -37,10 +37,9 @@ type Config struct {
 	PodResourcesSocket string `mapstructure:"pod_resources_socket"`
 	// Hostname is the Hostname label; default NODE_NAME, then the host name.
 	Hostname string `mapstructure:"hostname"`
-	// DeferToExporter is the host:port of a dcgm-exporter on this host that the collector
-	// also scrapes. While one answers there, the receiver reads no GPU and ends its series,
-	// so that each GPU is reported once, by the exporter; when it stops answering, the
-	// receiver reads the GPUs again. Empty: never defer.
+	// DeferToExporter is the host:port of a dcgm-exporter the collector also scrapes: while
+	// it answers, the receiver reads no GPU and ends its series, so each GPU is reported
+	// once. Empty: never defer.
 	DeferToExporter string `mapstructure:"defer_to_exporter"`
 }
 

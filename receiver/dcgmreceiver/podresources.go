@@ -60,11 +60,9 @@ func migMinorKey(minor, gi int) deviceKey {
 	return deviceKey("minor:" + strconv.Itoa(minor) + "/gi:" + strconv.Itoa(gi))
 }
 
-// draDriver is the driver of NVIDIA's DRA driver for GPUs. Its devices are named after the
-// GPU's minor number, "gpu-3", and a MIG device after its parent's minor number, its GPU
-// instance profile ID and its placement start, which together name one MIG device: as
-// "gpu-3-mig-1g10gb-19-4" (profile name, ID, start) since the driver's dynamic MIG support,
-// and as "gpu-3-mig-19-4-1" (ID, start, size) before it.
+// draDriver is NVIDIA's DRA driver for GPUs. Its devices are named by the GPU's minor number
+// ("gpu-3"); a MIG device adds its profile ID and placement start, as "gpu-3-mig-1g10gb-19-4"
+// since dynamic MIG support and "gpu-3-mig-19-4-1" before.
 const draDriver = "gpu.nvidia.com"
 
 // draKeyFor parses the device name of a DRA allocation by NVIDIA's GPU driver. Other

@@ -11,12 +11,9 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadata"
 )
 
-// seriesSet remembers the series of the last collection, so that a series missing from the
-// next one (a pod released the GPU, a GPU was lost, NVML went away) ends with a staleness
-// marker: a point with no recorded value, as the Prometheus receiver sends for a series that
-// left a scraped dcgm-exporter's page. Remote write writes it as Prometheus's stale marker
-// and the Prometheus exporter stops serving the series, where both would otherwise answer
-// with the last value for five minutes, beside the series of the pod that holds the GPU now.
+// seriesSet remembers the series of the last collection, so that one missing from the next
+// (a pod released the GPU, NVML went away) ends with a staleness marker, as the Prometheus
+// receiver ends a series that left a scraped page.
 type seriesSet struct {
 	last, next map[string]series
 	keys       datapoints.Keys

@@ -55,11 +55,9 @@ func NewFactory() receiver.Factory {
 		}, f.MetricsStability()))
 }
 
-// createDefaultConfig is contrib's default, but for discovery_reload_on_startup, which is on:
-// the scrape manager takes its first targets as discovery finds them, instead of at its
-// first reload 5 s later, so a start, and a reload that restarts the receivers (a new
-// mapping's scrape filter), leaves a gap of a scrape or so in the node's series, not 5 s
-// more. A config may still set it false.
+// createDefaultConfig is contrib's default, but for discovery_reload_on_startup, on: the scrape
+// manager takes its first targets as discovery finds them, not at its first reload 5 s later,
+// so a start or a receivers' reload leaves a gap of a scrape, not 5 s more.
 func createDefaultConfig(f receiver.Factory) component.Config {
 	cfg := f.CreateDefaultConfig().(*contrib.Config)
 	cfg.DiscoveryReloadOnStartup = true

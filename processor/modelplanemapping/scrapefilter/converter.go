@@ -123,11 +123,9 @@ func (c *converter) log(msg, receiver string, sources int) {
 	}
 }
 
-// KeepRule is the metric_relabel_configs entry that keeps the series of the given source
-// metric names as a Prometheus page spells them (a histogram's _bucket, _sum and _count, a
-// summary's _sum and _count, a counter's _total and OpenMetrics _created; a name with * is a
-// keep_sources pattern), every modelplane_* series, and target_info, from which the receiver
-// takes resource attributes.
+// KeepRule is the metric_relabel_configs entry that keeps the series of the source names as
+// a page spells them (with _bucket, _sum, _count, _total, _created; a name with * is a
+// keep_sources pattern), every modelplane_* series and target_info.
 func KeepRule(sources []string) map[string]any {
 	quoted := make([]string, 0, len(sources))
 	var globs []string

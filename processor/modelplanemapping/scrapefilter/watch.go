@@ -21,11 +21,9 @@ import (
 // MetricMappings (a minute at the default 2 s): every node's collector lists them.
 const clusterEvery = 30
 
-// Watch follows the mapping files and cluster objects that the filtering mapping processors
-// of conf read, and calls changed once when they read a metric that the keep rule built
-// from them now drops, so that the collector loads its configuration again (a confmap
-// provider's watcher). It calls current first, and does not call changed while current
-// returns false (the configuration would not load as it was loaded). stop ends it.
+// Watch follows the mapping sources of conf's filtering processors and calls changed once
+// when they read a metric the keep rule drops (a provider's watcher), but not while current
+// says the configuration would not load as it was loaded. stop ends it.
 func Watch(conf *confmap.Conf, current func() bool, changed func(), logger *zap.Logger) (stop func(context.Context) error) {
 	var filters []*modelplanemapping.ScrapeFilter
 	for _, p := range pipelines.Metrics(conf) {

@@ -11,10 +11,7 @@ import (
 )
 
 // OTLP's registered ports. An exporter of one transport sent to the other's port connects,
-// and then every send fails with an error that names neither the port nor the transport: a
-// gRPC receiver answers the OTLP/HTTP exporter with HTTP/2 frames (`malformed HTTP response
-// "\x00\x00\x06\x04..."`), an HTTP receiver answers the gRPC exporter with HTTP/1.1
-// (`error reading server preface`).
+// then every send fails with an error that names neither the port nor the transport.
 const (
 	grpcPort = "4317"
 	httpPort = "4318"

@@ -18,10 +18,8 @@ import (
 )
 
 // idleMappingNotes name the built-in mappings that are not running and read metrics of a page
-// no running mapping read: an engine whose mapping is off by default (NIM's unprefixed names)
-// would otherwise preview as an empty page, without a word on why. A page that some running
-// mapping reads gets no such note: the endpoint picker's page holds the legacy family too, and
-// running both would count twice.
+// no running mapping read, such as NIM's (off by default): the preview would otherwise be an
+// empty page without a word on why.
 func idleMappingNotes(page []byte, o Options, mapped int64) []string {
 	if mapped > 0 || o.NoBuiltins {
 		return nil
@@ -63,12 +61,9 @@ func idleMappingNotes(page []byte, o Options, mapped int64) []string {
 	return notes
 }
 
-// unreadEntryNotes say, for each entry of the mapping files that reads nothing on the page,
-// what on the page it most likely meant, where the page says: a series of a histogram or
-// summary copied from the page (X_bucket, X_count, X_sum), which mappings name by the
-// family (X, with part Count or Sum for the two counters); a counter without the _total the
-// collector names it by; a misspelling of a metric the page has. An entry with no such near
-// miss (one for another engine, in a file that maps several) gets no note.
+// unreadEntryNotes say, for each mapping entry that reads nothing on the page, what on the
+// page it most likely meant: a histogram's series (X_bucket) for its family, a counter without
+// _total, or a misspelling. An entry with no such near miss gets no note.
 func unreadEntryNotes(page []byte, mappings []metricmapping.MetricMapping) []string {
 	names, types := sampleNames(page), familyTypes(page)
 	read := map[string]bool{}
@@ -89,10 +84,8 @@ func unreadEntryNotes(page []byte, mappings []metricmapping.MetricMapping) []str
 	return notes
 }
 
-// meantSource is what a from that reads nothing on the page most likely meant, or "" where
-// it reads something or nothing on the page is near it. A name the mappings read already is
-// no misspelling: one engine's metric under its name of two releases
-// (vllm:gpu_cache_usage_perc, now vllm:kv_cache_usage_perc), each mapped.
+// meantSource is what a from that reads nothing on the page most likely meant, or "" where it
+// reads something or nothing is near it; a name the mappings read already is no misspelling.
 func meantSource(from string, names map[string]bool, types map[string]string, read map[string]bool) string {
 	family := func(t string) bool { return t == "histogram" || t == "summary" || t == "gaugehistogram" }
 	if family(types[from]) || strings.HasPrefix(from, "modelplane_") {
@@ -191,10 +184,9 @@ func sampleNames(page []byte) map[string]bool {
 // pageEngineLabel matches the engine label of a series on a page.
 var pageEngineLabel = regexp.MustCompile(`[{,]engine="([^"]*)"`)
 
-// engineLabelNote explains an engine label that the page itself sets, when no --label engine
-// displaces it. vLLM labels its series with its engine's index (engine="0"); every shipped
-// engine job sets engine to the engine's kind, which moves the page's value to engine_index,
-// so a preview without that label shows a value no deployed collector delivers as engine.
+// engineLabelNote explains an engine label the page itself sets (vLLM's engine="0"), when no
+// --label engine displaces it: every shipped job sets engine to the engine's kind, which moves
+// the page's value to engine_index.
 func engineLabelNote(page, out []byte, o Options) []string {
 	if _, ok := o.Labels["engine"]; ok || !pageEngineLabel.Match(page) {
 		return nil // given, or set by a mapping rather than the page

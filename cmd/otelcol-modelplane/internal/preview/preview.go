@@ -74,11 +74,9 @@ type Result struct {
 	// In, Mapped and Dropped count data points through the mapping processor: all of the
 	// scrape, those of metrics a mapping read, those dropped as not modelplane_*.
 	In, Mapped, Dropped int64
-	// Notes are the mapping entries that an earlier entry overrides (a built-in's source
-	// mapped to another name, a source converted twice): the page shows their effect, and
-	// each note says why; and what the page alone cannot show: an off-by-default built-in
-	// that would read it, an engine label of the page's own that a deployed job displaces,
-	// a page with no sample at all.
+	// Notes are the mapping entries an earlier one overrides, and what the page alone cannot
+	// show: an off-by-default built-in that would read it, an engine label of its own that a
+	// deployed job displaces, a page with no sample at all.
 	Notes []string
 }
 

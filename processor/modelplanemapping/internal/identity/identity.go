@@ -121,10 +121,9 @@ func (k *Keeper) Apply(md pmetric.Metrics) {
 	rms.RemoveIf(func(rm pmetric.ResourceMetrics) bool { return rm.ScopeMetrics().Len() == 0 })
 }
 
-// lift moves identity datapoint attributes of rms[idx] to a resource. The points that share
-// the first point's identity stay in rms[idx], which takes that identity; points with other
-// identities move to new resources appended to rms, one per distinct identity. In the usual
-// case (one target, one replica) nothing moves.
+// lift moves identity datapoint attributes of rms[idx] to a resource: points sharing the
+// first point's identity stay there, the others move to new resources appended to rms, one
+// per identity. In the usual case (one target, one replica) nothing moves.
 func (k *Keeper) lift(idx int, rms pmetric.ResourceMetricsSlice, buf tuple) {
 	rm := rms.At(idx)
 	var first tuple

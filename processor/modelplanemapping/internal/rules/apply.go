@@ -58,9 +58,8 @@ type Options struct {
 }
 
 // Apply runs the set over every metric of md in place: part extraction, unit conversion,
-// labels and rename, then the drop of everything that is not modelplane_*. Each metric's
-// outcome depends only on its own name and points, so running the phases metric by metric is
-// the same as running each phase over the whole batch, as the reference does.
+// labels, rename, then the drop of what is not modelplane_*. A metric's outcome depends only
+// on itself, so going metric by metric equals the reference's phase by phase.
 func (s *Set) Apply(md pmetric.Metrics, opts Options, st *Stats) {
 	rms := md.ResourceMetrics()
 	for i := 0; i < rms.Len(); i++ {
@@ -148,11 +147,9 @@ func (s *Set) applyScope(ms pmetric.MetricSlice, opts Options, st *Stats, src *s
 	}
 }
 
-// endStaleSums gives a sum to each staleness marker (a point with no recorded value) of a
-// histogram that has none. The Prometheus receiver builds the marker of a target that stopped
-// without a sum, and the remote-write exporter writes a `_sum` sample only for a point with
-// one, so `_bucket` and `_count` ended at once while `_sum` answered with its last value for
-// five minutes. The value is never read: the exporter writes Prometheus's stale NaN.
+// endStaleSums gives a sum to each staleness marker of a histogram that has none: remote
+// write writes a `_sum` sample only for a point with one, so `_sum` answered for five minutes
+// after `_bucket` and `_count` ended. The value is never read (a stale NaN is written).
 func endStaleSums(dps pmetric.HistogramDataPointSlice) {
 	for i := 0; i < dps.Len(); i++ {
 		if dp := dps.At(i); dp.Flags().NoRecordedValue() && !dp.HasSum() {

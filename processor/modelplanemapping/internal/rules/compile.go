@@ -172,9 +172,8 @@ func Compile(mappings []metricmapping.MetricMapping) *Set {
 // rename is one entry's rename statement: a metric named from becomes to.
 type rename struct{ from, to string }
 
-// renamed follows a metric that enters the rename phase as name through every statement in
-// order, as the reference runs them (one statement per entry, in order, on each metric), so
-// a later entry whose from is an earlier entry's to renames again. It returns the final
+// renamed follows name through every rename statement in order, as the reference runs them,
+// so a later entry whose from is an earlier entry's to renames again. It returns the final
 // name, and marks in applied, when not nil, the statements that fired.
 func renamed(name string, renames []rename, applied []bool) string {
 	for i, r := range renames {

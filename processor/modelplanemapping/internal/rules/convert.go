@@ -106,11 +106,9 @@ func convertHistograms(dps pmetric.HistogramDataPointSlice, u units.Unit) bool {
 	return true
 }
 
-// convertExponential converts an exponential histogram. A binary factor 2^k at scale >= 0 is
-// an exact shift of bucket indexes, so the histogram stays exponential. Any other factor
-// moves the bucket boundaries off the exponential grid; the histogram then becomes an
-// explicit-bucket histogram whose bounds are the converted boundaries and whose bucket counts
-// are the original counts, unchanged. Counts are never estimated or redistributed.
+// convertExponential converts an exponential histogram: a factor 2^k at scale >= 0 shifts
+// the bucket indexes exactly; any other factor makes it an explicit-bucket histogram of the
+// converted boundaries with the original counts, never estimated or redistributed.
 func convertExponential(m pmetric.Metric, u units.Unit) bool {
 	eh := m.ExponentialHistogram()
 	dps := eh.DataPoints()

@@ -11,21 +11,9 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/units"
 )
 
-// NameNotes describes, one line each, the entries of mappings whose names do not say what
-// their series will be. First, names and fromUnit that disagree about the unit: a source
-// named in milliseconds (sglang:kv_transfer_latency_ms) renamed into seconds without
-// fromUnit, so its values keep milliseconds under a name that says seconds; a fromUnit other
-// than the one the source's name says; a fromUnit on a source whose name says it is in the
-// base unit already, which scales it anyway; and a target whose name says another unit than
-// the conversion gives. Each shows in the data only as values off by a factor of a thousand
-// or more. Then a target that the Prometheus exporters (remote write and the endpoint) serve
-// under another name, because they add the unit a conversion sets and a counter's _total to
-// a name that lacks them: `to: modelplane_kv_transfer` with fromUnit Milliseconds arrives as
-// modelplane_kv_transfer_seconds, a dashboard written for the name in the mapping finds
-// nothing. All of them are valid, and run as the reference runs them (which sets no unit, so
-// its exporters add none). Names say units by their Prometheus suffix (units.OfName,
-// units.OfSourceName); a name without one says nothing, and part Count, which counts
-// observations, has no unit to disagree about.
+// NameNotes describes, one line each, the entries whose names do not say what their series
+// will be: names and fromUnit that disagree about the unit (values off by 1000 or more), and
+// a target the Prometheus exporters serve under another name (a unit or _total added).
 func NameNotes(mappings []metricmapping.MetricMapping) []string {
 	var notes []string
 	for mi := range mappings {

@@ -11,10 +11,9 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
 )
 
-// MetricMappings name metrics as a Prometheus page spells them. A metric pushed over OTLP
-// carries its OpenTelemetry name instead (gen_ai.server.request.duration, unit s), which no
-// mapping can name; with Options.OTLPNames it is looked up under the name the OpenTelemetry
-// Prometheus exporters give it (gen_ai_server_request_duration_seconds), the page's name.
+// MetricMappings name metrics as a Prometheus page spells them; a metric pushed over OTLP
+// carries its OpenTelemetry name instead (gen_ai.server.request.duration), which Options.OTLPNames
+// looks up under the Prometheus exporters' name for it (gen_ai_server_request_duration_seconds).
 
 var (
 	metricNamer = otlptranslator.MetricNamer{WithMetricSuffixes: true}

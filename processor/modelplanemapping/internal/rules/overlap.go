@@ -11,13 +11,9 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 )
 
-// Overlaps describes, one line each, the entries of mappings (in run order, built-ins first)
-// that an earlier entry overrides: an entry whose rename never applies because an earlier
-// one renamed its source first (mapping a built-in's source to another name gives nothing),
-// and a source converted by two entries, whose values are then scaled twice (a built-in
-// copied into a file). Both are valid, and the reference pipeline runs them the same way,
-// but neither is what anyone means, and neither shows in the data as anything but a missing
-// or wrong series.
+// Overlaps describes, one line each, the entries an earlier entry overrides: a rename that
+// never applies because an earlier one renamed its source first, and a source converted by
+// two entries (scaled twice). Valid, and run as the reference runs them, but never meant.
 func Overlaps(mappings []metricmapping.MetricMapping) []string {
 	type located struct {
 		m    *metricmapping.MetricMapping
