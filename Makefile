@@ -210,10 +210,11 @@ $(STOCK)/otelcol-stock: bench/stock/builder-config.yaml.in $(BUILDER)
 	cd $(STOCK)/out && $(GO) build -trimpath -ldflags='-s -w' -tags $(TAGS) -o ../otelcol-stock .
 
 ## size: the collector's binary against a stock collector of the same release with the same
-## upstream components and none of ours (bench/stock)
-size: $(COLLECTOR) $(STOCK)/otelcol-stock
-	@ours=$$(stat -c %s $(COLLECTOR)); stock=$$(stat -c %s $(STOCK)/otelcol-stock); \
-	  echo "otelcol-modelplane $$ours B, stock $$stock B, ratio $$(awk "BEGIN {printf \"%.2f\", $$ours/$$stock}")"
+## upstream components and none of ours (bench/stock), and against the reference collector
+## (bench/reference, whose OTTL processors build only at REFERENCE_VERSION)
+size: $(COLLECTOR) $(STOCK)/otelcol-stock $(BIN)/otelcol-reference
+	@ours=$$(stat -c %s $(COLLECTOR)); stock=$$(stat -c %s $(STOCK)/otelcol-stock); ref=$$(stat -c %s $(BIN)/otelcol-reference); \
+	  echo "otelcol-modelplane $$ours B; stock $$stock B, ratio $$(awk "BEGIN {printf \"%.2f\", $$ours/$$stock}"); reference ($(REFERENCE_VERSION)) $$ref B, ratio $$(awk "BEGIN {printf \"%.2f\", $$ours/$$ref}")"
 
 PEERS := .cache/peers
 # Debian's vmagent and victoria-metrics (the sink) and Prometheus 2 for agent mode, unpacked
