@@ -4,7 +4,6 @@
 package defaultconfig
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -16,6 +15,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/textparse"
 )
 
 // finding is what a probe found at a default address: the probed target whose page is served
@@ -80,12 +82,26 @@ func identify(addr string) finding {
 	if resp.StatusCode != http.StatusOK {
 		return finding{why: "GET /metrics answered " + resp.Status, notFound: resp.StatusCode == http.StatusNotFound}
 	}
-	lines := bufio.NewScanner(io.LimitReader(resp.Body, probeReadLimit))
-	lines.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for lines.Scan() {
-		name := lines.Bytes()
-		if bytes.HasPrefix(name, []byte("# ")) {
-			name = bytes.TrimPrefix(bytes.TrimPrefix(name, []byte("# HELP ")), []byte("# TYPE "))
+	page, _ := io.ReadAll(io.LimitReader(resp.Body, probeReadLimit)) // what arrived is read
+	p, err := textparse.New(page, "text/plain; version=0.0.4", labels.NewSymbolTable(), textparse.ParserOptions{})
+	if err != nil {
+		return finding{why: "GET /metrics: " + err.Error()}
+	}
+	var lset labels.Labels
+	for {
+		entry, err := p.Next()
+		if err != nil {
+			break // the end, or a line past which nothing is read
+		}
+		var name []byte
+		switch entry {
+		case textparse.EntryHelp:
+			name, _ = p.Help()
+		case textparse.EntryType:
+			name, _ = p.Type()
+		case textparse.EntrySeries:
+			p.Labels(&lset)
+			name = []byte(lset.Get(labels.MetricName))
 		}
 		for i := range probedTargets {
 			if bytes.HasPrefix(name, []byte(probedTargets[i].marker)) {

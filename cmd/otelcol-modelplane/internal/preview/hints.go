@@ -4,13 +4,14 @@
 package preview
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
-	"iter"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/textparse"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
 	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
@@ -65,7 +66,7 @@ func idleMappingNotes(page []byte, o Options, mapped int64) []string {
 // page it most likely meant: a histogram's series (X_bucket) for its family, a counter without
 // _total, or a misspelling. An entry with no such near miss gets no note.
 func unreadEntryNotes(page []byte, mappings []metricmapping.MetricMapping) []string {
-	names, types := sampleNames(page), familyTypes(page)
+	names, types := pageFamilies(page)
 	read := map[string]bool{}
 	for _, m := range mappings {
 		for _, e := range m.Metrics {
@@ -141,43 +142,39 @@ func enginePrefix(name string) string {
 	return ""
 }
 
-// familyTypes are the types the page's # TYPE lines give its metric families.
-func familyTypes(page []byte) map[string]string {
-	types := map[string]string{}
-	for line := range pageLines(page) {
-		fields := strings.Fields(string(line))
-		if len(fields) == 4 && fields[0] == "#" && fields[1] == "TYPE" {
-			types[fields[2]] = fields[3]
+// pageFamilies reads a page, in the text format or OpenMetrics (Prometheus' textparse),
+// for the metric names of its samples and the types its # TYPE lines give its families. A
+// page that stops parsing gives what it held before.
+func pageFamilies(page []byte) (names map[string]bool, types map[string]string) {
+	names, types = map[string]bool{}, map[string]string{}
+	contentType := "text/plain; version=0.0.4"
+	if bytes.HasSuffix(bytes.TrimSpace(page), []byte("# EOF")) {
+		contentType = "application/openmetrics-text; version=1.0.0"
+	}
+	p, err := textparse.New(page, contentType, labels.NewSymbolTable(), textparse.ParserOptions{})
+	if err != nil {
+		return names, types
+	}
+	var lset labels.Labels
+	for {
+		entry, err := p.Next()
+		if err != nil {
+			return names, types
+		}
+		switch entry {
+		case textparse.EntryType:
+			name, typ := p.Type()
+			types[string(name)] = string(typ)
+		case textparse.EntrySeries:
+			p.Labels(&lset)
+			names[lset.Get(labels.MetricName)] = true
 		}
 	}
-	return types
 }
 
-// pageLines are the lines of a page, without surrounding space.
-func pageLines(page []byte) iter.Seq[[]byte] {
-	return func(yield func([]byte) bool) {
-		sc := bufio.NewScanner(bytes.NewReader(page))
-		sc.Buffer(make([]byte, 0, 64*1024), len(page)+1)
-		for sc.Scan() {
-			if !yield(bytes.TrimSpace(sc.Bytes())) {
-				return
-			}
-		}
-	}
-}
-
-// sampleNames are the metric names of a page's sample lines, in the text format or
-// OpenMetrics.
+// sampleNames are the metric names of a page's samples.
 func sampleNames(page []byte) map[string]bool {
-	names := map[string]bool{}
-	for line := range pageLines(page) {
-		if len(line) == 0 || line[0] == '#' {
-			continue
-		}
-		if end := bytes.IndexAny(line, "{ \t"); end > 0 {
-			names[string(line[:end])] = true
-		}
-	}
+	names, _ := pageFamilies(page)
 	return names
 }
 

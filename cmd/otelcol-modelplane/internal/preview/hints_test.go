@@ -38,9 +38,14 @@ func TestIdleMappingNotes(t *testing.T) {
 	assert.Len(t, idleMappingNotes(epp, Options{Builtin: []string{"modelplane-vllm"}}, 0), 2, "picker and picker-legacy, when neither runs")
 }
 
+// The sample names of a page, in the text format and in OpenMetrics (Prometheus' textparse).
 func TestSampleNames(t *testing.T) {
-	page := "# HELP a_total x\n# TYPE a_total counter\na_total{x=\"1\"} 1\nb 2\n  c_bucket{le=\"1\"} 3\n\n# EOF\n"
-	assert.Equal(t, map[string]bool{"a_total": true, "b": true, "c_bucket": true}, sampleNames([]byte(page)))
+	text := "# HELP a_total x\n# TYPE a_total counter\na_total{x=\"1\"} 1\nb 2\n# TYPE c histogram\nc_bucket{le=\"1\"} 3\nc_bucket{le=\"+Inf\"} 3\nc_count 3\nc_sum 1\n"
+	assert.Equal(t, map[string]bool{"a_total": true, "b": true, "c_bucket": true, "c_count": true, "c_sum": true}, sampleNames([]byte(text)))
+	om := "# TYPE a counter\na_total{x=\"1\"} 1\na_created{x=\"1\"} 1.7e9\n# TYPE b gauge\nb 2\n# EOF\n"
+	names, types := pageFamilies([]byte(om))
+	assert.Equal(t, map[string]bool{"a_total": true, "a_created": true, "b": true}, names)
+	assert.Equal(t, map[string]string{"a": "counter", "b": "gauge"}, types)
 }
 
 // vLLM's own engine label (its engine index) shows as engine in a preview without

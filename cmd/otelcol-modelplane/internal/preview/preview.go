@@ -12,7 +12,6 @@
 package preview // import "github.com/modelplaneai/otelcol-modelplane/cmd/otelcol-modelplane/internal/preview"
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -31,6 +30,9 @@ import (
 	"syscall"
 	"text/template"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
@@ -460,18 +462,18 @@ func waitForScrape(ctx context.Context, port int, child *process) (map[string]in
 // countersOf sums the processor's counters on a page of the collector's own metrics.
 func countersOf(page []byte) map[string]int64 {
 	counts := map[string]int64{}
-	sc := bufio.NewScanner(bytes.NewReader(page))
-	for sc.Scan() {
-		line := sc.Text()
-		name, _, _ := strings.Cut(line, "{")
-		name, _, _ = strings.Cut(name, " ")
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(page))
+	if err != nil {
+		return counts
+	}
+	for name, f := range families {
 		key, ok := processorCounters[strings.TrimSuffix(name, "_total")]
 		if !ok {
 			continue
 		}
-		fields := strings.Fields(line)
-		if v, err := strconv.ParseFloat(fields[len(fields)-1], 64); err == nil {
-			counts[key] += int64(v)
+		for _, m := range f.GetMetric() { // a counter, or untyped where the page says no type
+			counts[key] += int64(m.GetCounter().GetValue() + m.GetUntyped().GetValue())
 		}
 	}
 	return counts
