@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/textparse"
 )
@@ -101,7 +102,7 @@ func identify(addr string) finding {
 			name, _ = p.Type()
 		case textparse.EntrySeries:
 			p.Labels(&lset)
-			name = []byte(lset.Get(labels.MetricName))
+			name = []byte(lset.Get(model.MetricNameLabel))
 		}
 		for i := range probedTargets {
 			if bytes.HasPrefix(name, []byte(probedTargets[i].marker)) {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/textparse"
 
@@ -167,7 +168,7 @@ func pageFamilies(page []byte) (names map[string]bool, types map[string]string) 
 			types[string(name)] = string(typ)
 		case textparse.EntrySeries:
 			p.Labels(&lset)
-			names[lset.Get(labels.MetricName)] = true
+			names[lset.Get(model.MetricNameLabel)] = true
 		}
 	}
 }
