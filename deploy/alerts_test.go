@@ -100,8 +100,8 @@ func TestAlertsFireOnTheDefaults(t *testing.T) {
 			}
 		}
 	}
-	for _, alert := range alertNames(t, "prometheus/modelplane-alerts.yaml") {
-		assert.True(t, fired[alert], "%s never fires in modelplane-alerts.test.yaml", alert)
+	for _, r := range rulesOf(t, "prometheus/modelplane-alerts.yaml") {
+		assert.True(t, fired[r.Alert], "%s never fires in modelplane-alerts.test.yaml", r.Alert)
 	}
 }
 
@@ -119,26 +119,4 @@ func TestDashboardReadsTheDefaults(t *testing.T) {
 		require.NoError(t, err)
 		assert.NotRegexp(t, `rate\([^\[]*\[[0-9]+[smh]\]`, string(data), "%s: a rate over a fixed range; use $__rate_interval", file)
 	}
-}
-
-// alertNames are the alerts of a rule file.
-func alertNames(t *testing.T, file string) []string {
-	t.Helper()
-	var rules struct {
-		Groups []struct {
-			Rules []struct {
-				Alert string `yaml:"alert"`
-			} `yaml:"rules"`
-		} `yaml:"groups"`
-	}
-	data, err := os.ReadFile(file)
-	require.NoError(t, err)
-	require.NoError(t, yaml.Unmarshal(data, &rules))
-	var out []string
-	for _, g := range rules.Groups {
-		for _, r := range g.Rules {
-			out = append(out, r.Alert)
-		}
-	}
-	return out
 }

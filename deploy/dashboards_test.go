@@ -56,21 +56,33 @@ func ruleExprs(t *testing.T) []string {
 }
 
 func ruleExprsOf(t *testing.T, file string) []string {
+	var out []string
+	for _, r := range rulesOf(t, file) {
+		out = append(out, r.Expr)
+	}
+	return out
+}
+
+// rule is one rule of a Prometheus rule file.
+type rule struct {
+	Alert string `yaml:"alert"`
+	Expr  string `yaml:"expr"`
+}
+
+// rulesOf are the rules of a rule file, in order.
+func rulesOf(t *testing.T, file string) []rule {
+	t.Helper()
 	data, err := os.ReadFile(file)
 	require.NoError(t, err)
 	var f struct {
 		Groups []struct {
-			Rules []struct {
-				Expr string `yaml:"expr"`
-			} `yaml:"rules"`
+			Rules []rule `yaml:"rules"`
 		} `yaml:"groups"`
 	}
 	require.NoError(t, yaml.Unmarshal(data, &f))
-	var out []string
+	var out []rule
 	for _, g := range f.Groups {
-		for _, r := range g.Rules {
-			out = append(out, r.Expr)
-		}
+		out = append(out, g.Rules...)
 	}
 	return out
 }
