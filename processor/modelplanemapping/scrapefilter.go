@@ -17,7 +17,13 @@ import (
 
 // ScrapeFilter is what one modelplane_mapping processor's configuration reads, for the
 // scrape filter that keeps only those metrics on the Prometheus receivers feeding it.
-type ScrapeFilter struct{ cfg *Config }
+type ScrapeFilter struct {
+	cfg *Config
+	// fixed are the sources of the built-ins, the inline mappings and keep_sources, read once;
+	// files is the last load of the mapping files, whose unchanged files are not decoded again.
+	fixed map[string]bool
+	files *fileSet
+}
 
 // ScrapeFilterOf reads the config of one modelplane_mapping processor; it returns nil when
 // the processor does not ask for scrape_filter.
@@ -36,17 +42,25 @@ func ScrapeFilterOf(conf *confmap.Conf) (*ScrapeFilter, error) {
 
 // Local returns the metric names that the built-ins, the mapping files as they are now and
 // the inline mappings read, and the keep_sources. A file with problems is the processor's
-// to report.
+// to report. Not safe for concurrent use.
 func (f *ScrapeFilter) Local() (map[string]bool, error) {
-	builtins, inline, err := f.cfg.builtinAndInline()
-	if err != nil {
-		return nil, err
+	if f.fixed == nil {
+		builtins, inline, err := f.cfg.builtinAndInline()
+		if err != nil {
+			return nil, err
+		}
+		f.fixed = sources(append(builtins, inline...))
+		for _, p := range f.cfg.KeepSources {
+			f.fixed[p] = true // a pattern with *, which the keep rule takes as one
+		}
 	}
-	files, _ := loadFiles(f.cfg.MappingFiles, nil)
-	names := sources(append(append(builtins, files.mappings()...), inline...))
-	for _, p := range f.cfg.KeepSources {
-		names[p] = true // a pattern with *, which the keep rule takes as one
+	var prev map[string]*fileState
+	if f.files != nil {
+		prev = f.files.state
 	}
+	f.files, _ = loadFiles(f.cfg.MappingFiles, prev)
+	names := sources(f.files.mappings())
+	maps.Copy(names, f.fixed)
 	return names, nil
 }
 
