@@ -29,11 +29,13 @@ const senderFailed = "Sender failed"
 // refuses every batch, one every few seconds, for as long as the backend is away.
 const repeatEvery = 5 * time.Minute
 
-// now is the clock of the condensed log; tests move it.
-var now = time.Now
-
 // NewFactory returns the factory of the batch processor.
 func NewFactory() processor.Factory {
+	return newFactory(time.Now)
+}
+
+// newFactory condenses the log by the clock now (a test's moves).
+func newFactory(now func() time.Time) processor.Factory {
 	f := core.NewFactory()
 	condensed := func(set *processor.Settings) {
 		set.Logger = set.Logger.WithOptions(repeatlog.New(repeatlog.Rule{

@@ -37,10 +37,7 @@ func TestFactoryIsTheCollectors(t *testing.T) {
 func TestRefusedBatchesAreLoggedOncePerCause(t *testing.T) {
 	var clock atomic.Int64 // the processor's goroutine reads it
 	clock.Store(time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC).UnixNano())
-	now = func() time.Time { return time.Unix(0, clock.Load()) }
-	t.Cleanup(func() { now = time.Now })
-
-	f := NewFactory()
+	f := newFactory(func() time.Time { return time.Unix(0, clock.Load()) })
 	cfg := f.CreateDefaultConfig().(*core.Config)
 	cfg.SendBatchSize = 1 // each batch is sent as it comes
 	obs, logs := observer.New(zapcore.InfoLevel)

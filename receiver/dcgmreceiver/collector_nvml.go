@@ -25,8 +25,8 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadata"
 )
 
-// newNVML loads the NVML library; tests replace it with NVML's mock.
-var newNVML = func(cfg *Config) nvml.Interface {
+// loadNVML loads the NVML library the configuration names, or the loader's.
+func loadNVML(cfg *Config) nvml.Interface {
 	if cfg.LibraryPath != "" {
 		return nvml.New(nvml.WithLibraryPath(cfg.LibraryPath))
 	}
@@ -55,10 +55,15 @@ type nvmlCollector struct {
 }
 
 func newCollector(cfg *Config, logger *zap.Logger) collector {
+	return newNVMLCollector(cfg, logger, loadNVML(cfg))
+}
+
+// newNVMLCollector reads the GPUs through lib: the library, or a test's mock of it.
+func newNVMLCollector(cfg *Config, logger *zap.Logger, lib nvml.Interface) *nvmlCollector {
 	return &nvmlCollector{
 		cfg:       cfg,
 		logger:    logger,
-		lib:       newNVML(cfg),
+		lib:       lib,
 		pods:      &podResources{socket: cfg.PodResourcesSocket},
 		hostname:  cfg.hostname(),
 		logged:    map[string]bool{},

@@ -32,7 +32,7 @@ import (
 // deferringReceiver runs the receiver on a two-GPU node with defer_to_exporter at addr.
 func deferringReceiver(t *testing.T, addr string) (*consumertest.MetricsSink, *componenttest.Telemetry, *observer.ObservedLogs) {
 	t.Helper()
-	withNVML(t, newFakeNode(h100State(), l4State()))
+	f := withNVML(newFakeNode(h100State(), l4State()))
 	cfg := testConfig(t)
 	cfg.CollectionInterval = 50 * time.Millisecond
 	cfg.DeferToExporter = addr
@@ -43,7 +43,7 @@ func deferringReceiver(t *testing.T, addr string) (*consumertest.MetricsSink, *c
 	core, logs := observer.New(zap.InfoLevel)
 	set.Logger = zap.New(core)
 	sink := new(consumertest.MetricsSink)
-	r, err := NewFactory().CreateMetrics(context.Background(), set, cfg, sink)
+	r, err := f.CreateMetrics(context.Background(), set, cfg, sink)
 	require.NoError(t, err)
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })

@@ -49,10 +49,15 @@ type dcgmReceiver struct {
 
 	cancel context.CancelFunc
 	done   sync.WaitGroup
+
+	// newCol makes the collector at Start (newCollector, or a test's); shutdownWait bounds how
+	// long Shutdown waits for a collection in flight, whose NVML call may not answer.
+	newCol       func(*Config, *zap.Logger) collector
+	shutdownWait time.Duration
 }
 
 func (r *dcgmReceiver) Start(_ context.Context, _ component.Host) error {
-	r.col = newCollector(r.cfg, r.logger)
+	r.col = r.newCol(r.cfg, r.logger)
 	r.series = newSeriesSet()
 	if r.cfg.DeferToExporter != "" {
 		r.exporter = newExporterProbe(r.cfg.DeferToExporter, r.cfg.CollectionInterval)
@@ -148,10 +153,9 @@ func (r *dcgmReceiver) deferToExporter(ctx context.Context) bool {
 	return answers
 }
 
-// shutdownWait bounds how long Shutdown waits for a collection in flight. An NVML call that
-// does not answer would otherwise hold up the collector's shutdown, and every configuration
-// reload, which restarts the receivers.
-var shutdownWait = 5 * time.Second
+// shutdownWait bounds how long Shutdown waits for a collection in flight: an NVML call that
+// does not answer would otherwise hold up the collector's shutdown, and every reload.
+const shutdownWait = 5 * time.Second
 
 func (r *dcgmReceiver) Shutdown(ctx context.Context) error {
 	if r.cancel == nil {
@@ -160,7 +164,7 @@ func (r *dcgmReceiver) Shutdown(ctx context.Context) error {
 	r.cancel()
 	stopped := make(chan struct{})
 	go func() { r.done.Wait(); close(stopped) }()
-	wait := time.NewTimer(shutdownWait)
+	wait := time.NewTimer(r.shutdownWait)
 	defer wait.Stop()
 	select {
 	case <-wait.C:

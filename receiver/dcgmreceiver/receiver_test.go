@@ -25,6 +25,7 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
@@ -35,11 +36,9 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadata"
 )
 
-// withNVML makes the receiver load lib instead of the real library.
-func withNVML(t *testing.T, lib nvml.Interface) {
-	old := newNVML
-	newNVML = func(*Config) nvml.Interface { return lib }
-	t.Cleanup(func() { newNVML = old })
+// withNVML is the factory of receivers that read lib instead of the real library.
+func withNVML(lib nvml.Interface) receiver.Factory {
+	return newFactory(func(cfg *Config, logger *zap.Logger) collector { return newNVMLCollector(cfg, logger, lib) })
 }
 
 func testConfig(t *testing.T) *Config {
@@ -51,9 +50,8 @@ func testConfig(t *testing.T) *Config {
 }
 
 func newTestCollector(t *testing.T, cfg *Config, lib nvml.Interface) (*nvmlCollector, *observer.ObservedLogs) {
-	withNVML(t, lib)
 	core, logs := observer.New(zap.DebugLevel)
-	c := newCollector(cfg, zap.New(core)).(*nvmlCollector)
+	c := newNVMLCollector(cfg, zap.New(core), lib)
 	t.Cleanup(func() { require.NoError(t, c.shutdown()) })
 	return c, logs
 }
@@ -366,8 +364,7 @@ func TestXIDEvents(t *testing.T) {
 	}
 	cfg := testConfig(t)
 	cfg.Metrics = map[string]MetricConfig{"DCGM_FI_DEV_XID_ERRORS": {Enabled: true}}
-	withNVML(t, node)
-	c := newCollector(cfg, zap.NewNop()).(*nvmlCollector)
+	c := newNVMLCollector(cfg, zap.NewNop(), node)
 	md, _, err := c.collect(context.Background(), time.Now())
 	require.NoError(t, err)
 	assert.Equal(t, 2, registered)
@@ -578,11 +575,11 @@ func TestPodAttributionThroughDRA(t *testing.T) {
 // (goleak checks in TestMain).
 func TestReceiverLifecycle(t *testing.T) {
 	node := newFakeNode(h100State())
-	withNVML(t, node)
+	f := withNVML(node)
 	cfg := testConfig(t)
 	cfg.CollectionInterval = 20 * time.Millisecond
 	sink := new(consumertest.MetricsSink)
-	r, err := NewFactory().CreateMetrics(context.Background(), receivertest.NewNopSettings(metadata.Type), cfg, sink)
+	r, err := f.CreateMetrics(context.Background(), receivertest.NewNopSettings(metadata.Type), cfg, sink)
 	require.NoError(t, err)
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	require.Eventually(t, func() bool { return len(sink.AllMetrics()) >= 3 }, 5*time.Second, 10*time.Millisecond)
@@ -606,10 +603,7 @@ func TestShutdownWhileNVMLHangs(t *testing.T) {
 		}
 		return temp(s)
 	}
-	withNVML(t, node)
-	old := shutdownWait
-	shutdownWait = 200 * time.Millisecond
-	t.Cleanup(func() { shutdownWait = old })
+	f := withNVML(node)
 
 	cfg := testConfig(t)
 	cfg.CollectionInterval = 20 * time.Millisecond
@@ -617,8 +611,9 @@ func TestShutdownWhileNVMLHangs(t *testing.T) {
 	set := receivertest.NewNopSettings(metadata.Type)
 	set.Logger = zap.New(core)
 	sink := new(consumertest.MetricsSink)
-	r, err := NewFactory().CreateMetrics(context.Background(), set, cfg, sink)
+	r, err := f.CreateMetrics(context.Background(), set, cfg, sink)
 	require.NoError(t, err)
+	r.(*dcgmReceiver).shutdownWait = 200 * time.Millisecond
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	<-hung
 	require.Eventually(t, func() bool {
@@ -652,12 +647,10 @@ func BenchmarkCollect8GPUs(b *testing.B) {
 		states[i].Minor = i
 	}
 	node := newFakeNodeOf(gpus.H200_SXM5_141GB, states...)
-	old := newNVML
-	newNVML = func(*Config) nvml.Interface { return node }
-	defer func() { newNVML = old }()
+
 	cfg := createDefaultConfig()
 	cfg.PodResourcesSocket = filepath.Join(b.TempDir(), "none.sock")
-	c := newCollector(cfg, zap.NewNop()).(*nvmlCollector)
+	c := newNVMLCollector(cfg, zap.NewNop(), node)
 	defer func() { _ = c.shutdown() }()
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -34,7 +34,7 @@ func TestEndedSeriesGetStaleMarkers(t *testing.T) {
 	a, b, lost := h100State(), l4State(), h100State()
 	lost.UUID, lost.Minor = "GPU-lost", 2
 	node := newFakeNode(a, b, lost)
-	withNVML(t, node)
+	f := withNVML(node)
 	kubelet, err := fakekubelet.Start(t.TempDir(), pod("ml-training", "llama-finetune-0", "trainer", "nvidia.com/gpu", a.UUID))
 	require.NoError(t, err)
 	t.Cleanup(kubelet.Stop)
@@ -42,7 +42,7 @@ func TestEndedSeriesGetStaleMarkers(t *testing.T) {
 	cfg.PodResourcesSocket = kubelet.Socket
 	cfg.CollectionInterval = 50 * time.Millisecond
 	sink := new(consumertest.MetricsSink)
-	r, err := NewFactory().CreateMetrics(context.Background(), receivertest.NewNopSettings(metadata.Type), cfg, sink)
+	r, err := f.CreateMetrics(context.Background(), receivertest.NewNopSettings(metadata.Type), cfg, sink)
 	require.NoError(t, err)
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })

@@ -29,12 +29,12 @@ import (
 // three batches; then stops it and returns its telemetry.
 func runReceiver(t *testing.T, next consumer.Metrics, offered func() int) *componenttest.Telemetry {
 	t.Helper()
-	withNVML(t, newFakeNode(h100State(), l4State()))
+	f := withNVML(newFakeNode(h100State(), l4State()))
 	cfg := testConfig(t)
 	cfg.CollectionInterval = 20 * time.Millisecond
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	r, err := NewFactory().CreateMetrics(context.Background(), metadatatest.NewSettings(tel), cfg, next)
+	r, err := f.CreateMetrics(context.Background(), metadatatest.NewSettings(tel), cfg, next)
 	require.NoError(t, err)
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	require.Eventually(t, func() bool { return offered() >= 3 }, 5*time.Second, 10*time.Millisecond)

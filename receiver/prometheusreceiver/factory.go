@@ -28,13 +28,15 @@ const failedScrape = "Failed to scrape Prometheus endpoint"
 // repeatEvery is how long the same failure of a target is held before a line counts it:
 // an engine that loads a large model answers no scrape for 10 to 20 minutes, which is a
 // few lines instead of one every interval.
-var repeatEvery = 5 * time.Minute
-
-// now is the clock of the condensed log; tests move it.
-var now = time.Now
+const repeatEvery = 5 * time.Minute
 
 // NewFactory returns the factory of the prometheus receiver.
 func NewFactory() receiver.Factory {
+	return newFactory(repeatEvery, time.Now)
+}
+
+// newFactory condenses the failed-scrape lines of every by the clock now (tests set both).
+func newFactory(repeatEvery time.Duration, now func() time.Time) receiver.Factory {
 	f := contrib.NewFactory()
 	return receiver.NewFactory(f.Type(), func() component.Config { return createDefaultConfig(f) },
 		receiver.WithMetrics(func(ctx context.Context, set receiver.Settings, cfg component.Config, next consumer.Metrics) (receiver.Metrics, error) {

@@ -84,9 +84,6 @@ func TestFirstScrapeAtStart(t *testing.T) {
 // while every failed scrape still reaches the pipeline as up 0. A real receiver scrapes a
 // real HTTP server every second.
 func TestFailedScrapesAreLoggedOncePerCause(t *testing.T) {
-	repeatEvery = time.Minute
-	t.Cleanup(func() { repeatEvery = 5 * time.Minute })
-
 	var status atomic.Int32
 	status.Store(http.StatusInternalServerError)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -94,7 +91,7 @@ func TestFailedScrapesAreLoggedOncePerCause(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 
-	f := NewFactory()
+	f := newFactory(time.Minute, time.Now)
 	cfg := f.CreateDefaultConfig()
 	require.NoError(t, confmap.NewFromStringMap(map[string]any{"config": map[string]any{"scrape_configs": []any{map[string]any{
 		"job_name":        "vllm",
