@@ -576,11 +576,9 @@ func launch(bin, which string, targets []target, interval time.Duration, prof pr
 	if err := os.WriteFile(path, cfg, 0o600); err != nil {
 		return nil, err
 	}
-	// Every run starts from an executable that the page cache does not hold, as on a node
-	// that has just pulled the image: the file pages mapped on a fault count in RSS, and how
-	// many are mapped depends on how the file came into the cache (one the linker just wrote is
-	// mapped almost whole), so a warm cache would make RSS depend on which binary was built or
-	// read last.
+	// Every run starts from an executable the page cache does not hold, as on a node that has
+	// just pulled the image: how many file pages a fault maps, and so RSS, depends on how the
+	// file came into the cache.
 	if err := pagecache.Evict(bin); err != nil {
 		return nil, err
 	}

@@ -150,10 +150,9 @@ func collect(ctx context.Context, tel component.TelemetrySettings, cfg *dcgmrece
 	return sink, nil
 }
 
-// checkPods serves a fake kubelet that gives GPU 0, by the UUID the driver reported, to two
-// time-sliced pods, and by the DRA name NVIDIA's DRA driver gives it (its minor number, as
-// the driver reported it) to a third pod, collects once more, and checks that GPU 0's series
-// carry each pod.
+// checkPods serves a fake kubelet that gives GPU 0 to two time-sliced pods by its UUID and to a
+// third by its DRA name (its minor number), collects once more, and checks that GPU 0's
+// series carry each pod.
 func checkPods(ctx context.Context, w io.Writer, tel component.TelemetrySettings, cfg *dcgmreceiver.Config, last pmetric.Metrics) error {
 	var uuid, device string
 	points.WalkNumbers(last, func(_ pcommon.Map, _ pmetric.Metric, dp pmetric.NumberDataPoint) {

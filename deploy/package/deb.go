@@ -22,11 +22,9 @@ const (
 	examplePath = "etc/otelcol-modelplane/mappings/example.yaml"
 )
 
-// The maintainer scripts. Each acts only on a host that runs systemd, and never when dpkg
-// installs into another root (DPKG_ROOT set): there the host's systemd is not the target's.
-// On the first install the unit is enabled and started; on an upgrade it is restarted if it
-// is enabled (as debhelper's scripts do, so an admin's disable holds); on removal it is
-// stopped; on purge its enablement goes too, and dpkg removes the conffiles itself.
+// The maintainer scripts, as debhelper's: only on a host that runs systemd and not into
+// another root (DPKG_ROOT); the first install enables and starts the unit, an upgrade
+// restarts it if enabled, removal stops it, purge drops its enablement.
 const (
 	postinst = `#!/bin/sh
 set -e

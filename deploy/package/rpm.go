@@ -14,11 +14,9 @@ import (
 // rpmArch is RPM's name for each Go architecture the distribution ships.
 var rpmArch = map[string]string{"amd64": "x86_64", "arm64": "aarch64"}
 
-// The scriptlets, as Fedora's and RHEL's %systemd_post, %systemd_preun and
-// %systemd_postun_with_restart do, except that the first install enables and starts the unit
-// (as the Debian package does) instead of applying a preset, whose default on RHEL leaves a
-// new service off. RPM passes the number of installed copies after the operation: 1 on an
-// install, 2 during an upgrade (the old package's preun and postun then see 1), 0 on erase.
+// The scriptlets, as Fedora's %systemd_post, %systemd_preun and %systemd_postun_with_restart,
+// but the first install enables and starts the unit (a RHEL preset would leave it off). RPM
+// passes the installed copies after the operation: 1 install, 2 upgrade, 0 erase.
 const (
 	rpmPostin = `if [ -d /run/systemd/system ]; then
 	systemctl --system daemon-reload >/dev/null 2>&1 || :

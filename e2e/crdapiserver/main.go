@@ -27,10 +27,9 @@ import (
 	"k8s.io/component-base/cli"
 )
 
-// kubeconfigFor points the server at a URL. The server needs a kubeconfig for its own client
-// and for its delegated authentication and authorization; the first points nowhere, the
-// others at -webhook, which by default points nowhere too (never asked for system:masters),
-// so that only system:masters client certificates are let in.
+// kubeconfigFor points the server's own client nowhere and its delegated authentication and
+// authorization at -webhook (which by default points nowhere too), so that only
+// system:masters client certificates are let in.
 const kubeconfigFor = `apiVersion: v1
 kind: Config
 clusters:

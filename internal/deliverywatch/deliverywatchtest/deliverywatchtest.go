@@ -128,8 +128,7 @@ func AssertWraps(t *testing.T, ours, theirs exporter.Factory, alias string) {
 }
 
 // AssertWrapsWithOneConsumer is AssertWraps for a factory whose sending queue (where queue
-// says) sends with one consumer by default (deliverywatch.OneConsumer), where theirs has
-// more; a configuration that sets other keys of the queue keeps the one, one that sets
+// says) has one consumer by default where theirs has more; a configuration that sets
 // num_consumers gets what it sets.
 func AssertWrapsWithOneConsumer(t *testing.T, ours, theirs exporter.Factory, alias string,
 	queue func(component.Config) *configoptional.Optional[exporterhelper.QueueBatchConfig],
@@ -224,10 +223,9 @@ func StartMetricsWithStorage(t *testing.T, f exporter.Factory, conf map[string]a
 	return exp, logs
 }
 
-// StopWithThreeQueued starts f's exporter as StartMetricsUnstopped does, gives it three
-// batches of one point (of values 1, 2 and 3, in that order), and stops it once inFlight
-// says the first request is out (to an endpoint that never answers, in the tests that use
-// it). It returns the exporter's log.
+// StopWithThreeQueued starts f's exporter as StartMetricsUnstopped does, queues three
+// batches of one point (values 1, 2, 3), stops it once inFlight says the first request is
+// out, and returns its log.
 func StopWithThreeQueued(t *testing.T, f exporter.Factory, conf map[string]any, inFlight func() bool) *observer.ObservedLogs {
 	t.Helper()
 	exp, logs := StartMetricsUnstopped(t, f, conf)
@@ -245,13 +243,9 @@ func stopWithThreeQueued(t *testing.T, exp exporter.Metrics, inFlight func() boo
 	ShutDown(t, exp.Shutdown)
 }
 
-// StopKeepingTheQueue runs f's exporter with a persistent queue across a stop. Configured
-// by conf(endpoint) (whose sending_queue names Storage, with one consumer), on a fresh
-// folder, it takes three batches of one point (of values 1, 2 and 3) and sends the first
-// to hanging, which never answers; it is stopped once inFlight says that request is out,
-// and must not log anything as dropped. Then an exporter of the same ID starts on the same
-// folder against answering, to send what the queue kept; it is shut down when the test
-// ends. It returns the stopped exporter's log.
+// StopKeepingTheQueue runs f's exporter with a persistent queue (conf(endpoint)) across a stop:
+// three batches, the first sent to hanging, stopped with nothing dropped; then one of the same
+// ID sends what the queue kept to answering. It returns the stopped exporter's log.
 func StopKeepingTheQueue(t *testing.T, f exporter.Factory, conf func(endpoint string) map[string]any,
 	hanging string, inFlight func() bool, answering string,
 ) *observer.ObservedLogs {
@@ -293,13 +287,9 @@ func DroppedPoints(logs *observer.ObservedLogs) int64 {
 	return n
 }
 
-// CondensedLines asserts that five batches of one point each, refused or dropped for one
-// cause before the exporter stopped, are logged as message: the first as it came, with the
-// note that says repeats are condensed, and, as the exporter stopped, the four held, counted
-// in one line or two (the exporter logs what it holds before its shutdown and again after
-// it, and the queue may still be finishing a batch at the first), with their points in
-// items. A message with the advice the collector adds where retries or the queue are off
-// counts as message. It returns the first line's fields.
+// CondensedLines asserts that five batches refused or dropped for one cause are logged as
+// message: the first as it came, with the note, and the four held counted in one line or two
+// at the stop, their points in items. It returns the first line's fields.
 func CondensedLines(t *testing.T, logs *observer.ObservedLogs, message, items string) map[string]any {
 	t.Helper()
 	lines := logs.FilterMessageSnippet(message).All()

@@ -14,10 +14,9 @@ import (
 // for OpenMetrics.
 const ContentTypeOpenMetrics = "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
-// AcceptsOpenMetrics says whether an Accept header lists OpenMetrics at all. That is the test
-// prometheus_client's choose_encoder makes (quality values aside), and Prometheus' scrape
-// manager, so the collector's Prometheus receiver, lists it by default: a vLLM or SGLang
-// server scraped by a collector answers in OpenMetrics, not in the text format.
+// AcceptsOpenMetrics says whether an Accept header lists OpenMetrics at all, as
+// prometheus_client decides: a vLLM or SGLang scraped by a collector, whose Prometheus
+// receiver lists it by default, answers in OpenMetrics.
 func AcceptsOpenMetrics(accept string) bool {
 	for _, part := range strings.Split(accept, ",") {
 		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
@@ -28,13 +27,9 @@ func AcceptsOpenMetrics(accept string) bool {
 	return false
 }
 
-// OpenMetrics rewrites a page that Python's prometheus_client wrote in the Prometheus text
-// format (0.0.4) as the same client writes it in OpenMetrics 1.0, undoing the text writer's
-// munging: a counter's family is named without `_total`; the `_created` samples that the
-// text format moves into a separate gauge family after each counter, histogram or summary
-// go back into that family, after each child's samples; `untyped` is `unknown`; the page
-// ends with `# EOF`. Pages from other clients, which only ever answer in the text format,
-// are not its business.
+// OpenMetrics rewrites a page Python's prometheus_client wrote in the text format as it writes
+// it in OpenMetrics 1.0: counter families without `_total`, `_created` samples back in their
+// families, `untyped` as `unknown`, and `# EOF` at the end.
 func OpenMetrics(text []byte) ([]byte, error) {
 	fams, err := splitFamilies(text)
 	if err != nil {

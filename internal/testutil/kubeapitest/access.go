@@ -34,12 +34,9 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// StartWithAccess starts the server with the MetricMapping definition installed, as Start
-// does, and has it also admit the service accounts that manifests create, each allowed only
-// what the ClusterRoles bound to it allow. manifests holds ServiceAccount, ClusterRole and
-// ClusterRoleBinding documents, as a chart renders them; the server asks this package who a
-// token is and what they may do, where a kube-apiserver asks its own token authenticator and
-// RBAC authorizer. Run a process as one of the accounts with InPod.
+// StartWithAccess starts the server as Start does, also admitting the service accounts of
+// manifests (ServiceAccounts, ClusterRoles and bindings, as a chart renders them), each
+// allowed what its ClusterRoles allow. Run a process as one of them with InPod.
 func StartWithAccess(t *testing.T, manifests string) *Server {
 	t.Helper()
 	a, err := parseAccess(manifests)
@@ -231,13 +228,9 @@ func (s *Server) Refused() []string {
 	return slices.Clone(s.access.denied)
 }
 
-// InPod returns a command that runs bin as a pod of the service account namespace/name
-// would: in a user and mount namespace of its own, with the account's token, the cluster's
-// CA and the namespace where Kubernetes mounts them
-// (/var/run/secrets/kubernetes.io/serviceaccount) and KUBERNETES_SERVICE_HOST and _PORT set,
-// so client-go's in-cluster configuration reaches this server. The command's process is
-// bin's own (no process in between), so signals reach it. Skips the test where this machine
-// does not let an unprivileged user create those namespaces.
+// InPod returns a command that runs bin as a pod of the service account namespace/name would:
+// in user and mount namespaces of its own, with the account's token, CA and namespace mounted
+// and KUBERNETES_SERVICE_* set. Skips where this machine refuses those namespaces.
 func (s *Server) InPod(t *testing.T, namespace, name, bin string, args ...string) *exec.Cmd {
 	t.Helper()
 	if out, err := exec.Command("unshare", "--user", "--map-root-user", "--mount", "true").CombinedOutput(); err != nil {

@@ -99,10 +99,8 @@ func Scrape(ctx context.Context, targets []Target, metricRelabel ...map[string]a
 	return s.first(len(targets))
 }
 
-// StaleMarkers scrapes every target once, then stops the engines, and returns what the
-// Prometheus receiver emits for each target when its next scrape fails: the staleness
-// markers (points with no recorded value) of every series the target had, as a collector
-// sees them when an engine stops or a pod goes away.
+// StaleMarkers scrapes every target once, stops the engines, and returns what the Prometheus
+// receiver emits when its next scrapes fail: the staleness markers of every series.
 func StaleMarkers(ctx context.Context, targets []Target) (pmetric.Metrics, error) {
 	s, err := startScrapes(ctx, targets, nil)
 	if err != nil {
