@@ -241,7 +241,11 @@ def load_catalog(catalog_dir):
                 if not doc or doc.get("kind") != "MetricMapping":
                     continue
                 ann = (doc.get("metadata") or {}).get("annotations") or {}
-                on = str(ann.get("modelplane.ai/builtin-default", "true")).lower() != "false"
+                # A fallback (modelplane.ai/fallback-for) maps a source only where the preferred
+                # mapping's metrics are absent, which relabelling cannot say; the fleet's picker
+                # page holds the preferred family, so the fallback is left out.
+                on = (str(ann.get("modelplane.ai/builtin-default", "true")).lower() != "false"
+                      and "modelplane.ai/fallback-for" not in ann)
                 mappings.append({"name": doc["metadata"]["name"], "file": f, "default": on,
                                  "metrics": (doc.get("spec") or {}).get("metrics") or []})
     return [m for m in mappings if m["default"]]  # builtin: true
