@@ -230,7 +230,7 @@ $(PEERS)/usr/bin/vmagent:
 bench-peers: $(COLLECTOR) $(PEERS)/usr/bin/vmagent
 	@mkdir -p .cache/bench
 	python3 bench/peers/peers.py --ours $(COLLECTOR) --bin-dir $(PEERS)/usr/bin \
-	  --catalog internal/builtin/catalog --pages testdata/exposition --out .cache/bench/peers.md $(PEERS_FLAGS)
+	  --catalog processor/modelplanemapping/metricmapping/catalog --pages testdata/exposition --out .cache/bench/peers.md $(PEERS_FLAGS)
 
 ## perf-e2e: both collectors under Linux perf at one fleet (FLEET=8x8 by default), kernel
 ## included; reports in .cache/perf (docs/benchmarks.md). SECOND=floor records

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver"
 )
 
@@ -40,7 +40,7 @@ func defaultEmitted(t *testing.T) map[string]bool {
 	for _, name := range dcgmreceiver.DefaultFields() {
 		sources[name] = true
 	}
-	cat, err := builtin.Load()
+	cat, err := metricmapping.LoadBuiltin()
 	require.NoError(t, err)
 	mappings, _ := cat.Select(nil)
 	emitted := map[string]bool{}

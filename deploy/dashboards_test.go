@@ -107,10 +107,10 @@ func metricsIn(t *testing.T, expr string) []string {
 
 func TestExpressionsParseAndUseTheSurface(t *testing.T) {
 	catalog := map[string]bool{}
-	files, err := os.ReadDir("../internal/builtin/catalog")
+	files, err := os.ReadDir("../processor/modelplanemapping/metricmapping/catalog")
 	require.NoError(t, err)
 	for _, f := range files {
-		data, err := os.ReadFile("../internal/builtin/catalog/" + f.Name())
+		data, err := os.ReadFile("../processor/modelplanemapping/metricmapping/catalog/" + f.Name())
 		require.NoError(t, err)
 		for _, line := range strings.Split(string(data), "\n") {
 			if to, ok := strings.CutPrefix(strings.TrimSpace(line), "to: "); ok {

@@ -23,8 +23,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
-	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/demofleet"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/freeport"
 )
 
 // What `make run` does: the collector with no --config runs its embedded default against
@@ -626,7 +626,7 @@ func requestsWaiting(t *testing.T, endpoint string) []string {
 // The shipped standalone config reads the cluster, the deployment and the node from
 // environment variables. Their values reach the series as written: with the collector's own
 // env provider, cluster 01 became cluster="1", deployment 0042 deployment="34" (read as
-// octal) and host 1e3 node="1000" (internal/envprovider).
+// octal) and host 1e3 node="1000" (cmd/otelcol-modelplane/internal/envprovider).
 func TestVariablesKeepTheirText(t *testing.T) {
 	env := append(os.Environ(), "MODELPLANE_CLUSTER=01", "MODELPLANE_DEPLOYMENT=0042", "HOSTNAME=1e3")
 	p, endpoint := startStandalone(t, env)

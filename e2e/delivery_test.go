@@ -25,8 +25,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
-	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/freeport"
 )
 
 // otlpSink is an OTLP/HTTP metrics receiver on loopback that keeps what it is sent.

@@ -23,9 +23,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
-	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/demofleet"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/freeport"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/syncbuffer"
 )
 
 var collectorBin string

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/procstat"
 )
 

@@ -16,8 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
-	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
-	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/freeport"
 )
 
 // A backend away for longer than the exporter's queue holds: the full queue refuses every
@@ -104,7 +103,7 @@ service:
 	// (One line, or two where the exporter still held a refusal after its shutdown.)
 	require.GreaterOrEqual(t, len(lines), 2, "the first refusal, and the ones held at the stop")
 	require.LessOrEqual(t, len(lines), 3)
-	assert.Contains(t, lines[1], repeatlog.FlushNote)
+	assert.Contains(t, lines[1], deliverywatch.FlushNote)
 	assert.Regexp(t, `"rejected_items": [1-9][0-9]*, "repeats": [1-9][0-9]*`, lines[1])
 	assert.Equal(t, 1, strings.Count(col.out.String(), "Sender failed"))
 	t.Logf("the exporter's lines:\n%s", strings.Join(lines, "\n")) // with -v: the figures docs/telemetry.md quotes

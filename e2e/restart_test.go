@@ -17,7 +17,7 @@ import (
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
-	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/freeport"
 )
 
 // Remote write keeps its queue in memory: a collector restarted while Prometheus is down

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/freeport"
 )
 
 // scaledPage is the recorded vLLM page with some gauge lines given other values, as a busier

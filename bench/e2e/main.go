@@ -41,11 +41,11 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
-	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/demofleet"
 	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/pagecache"
 	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/procstat"
 	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/scrapetest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/syncbuffer"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/scrapefilter"
 )

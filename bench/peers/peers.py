@@ -673,7 +673,7 @@ def parse_args(argv):
     ap.add_argument("--pages", default=os.path.join(HERE, "..", "..", "testdata", "exposition"),
                     help="folder of the exposition pages (default: testdata/exposition of this repository)")
     ap.add_argument("--catalog", default=os.path.join("internal", "builtin", "catalog"),
-                    help="the MetricMapping catalog (internal/builtin/catalog of otelcol-modelplane's source)")
+                    help="the MetricMapping catalog (processor/modelplanemapping/metricmapping/catalog of otelcol-modelplane's source)")
     ap.add_argument("--fleets", default="8x8,64x8", help="comma-separated ExG: E engines (alternating vLLM/SGLang), G GPUs (G/2 dcgm-exporter pages)")
     ap.add_argument("--contestants", default=",".join(CONTESTANTS))
     ap.add_argument("--interval", type=float, default=2.0, help="scrape interval, seconds")

@@ -29,8 +29,8 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 	"go.uber.org/zap"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/fakekubelet"
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/fakekubelet"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver"
 )

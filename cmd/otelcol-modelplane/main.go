@@ -20,8 +20,8 @@ import (
 	"go.opentelemetry.io/collector/otelcol"
 
 	"github.com/modelplaneai/otelcol-modelplane/cmd/otelcol-modelplane/internal/configcheck"
+	"github.com/modelplaneai/otelcol-modelplane/cmd/otelcol-modelplane/internal/envprovider"
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
-	"github.com/modelplaneai/otelcol-modelplane/internal/envprovider"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/scrapefilter"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/scrapefilter/fileprovider"
 )

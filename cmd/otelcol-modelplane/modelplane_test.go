@@ -22,8 +22,8 @@ import (
 	"go.opentelemetry.io/collector/otelcol"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/modelplaneai/otelcol-modelplane/cmd/otelcol-modelplane/internal/envprovider"
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
-	"github.com/modelplaneai/otelcol-modelplane/internal/envprovider"
 )
 
 // The components the binary lists are exactly the rows of docs/components.md.

@@ -40,8 +40,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
-	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
-	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/freeport"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/syncbuffer"
 )
 
 var update = flag.Bool("update", false, "rewrite examples/<name>/rendered")

@@ -19,9 +19,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
-	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/kubeapitest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/syncbuffer"
 )
 
 // With clusterMappings, the chart's service account reads the cluster's MetricMappings. The

@@ -16,7 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/freeport"
 )
 
 // daemonSetOf is the rendered DaemonSet.

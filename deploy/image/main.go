@@ -38,7 +38,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/elfarch"
+	"github.com/modelplaneai/otelcol-modelplane/deploy/internal/elfarch"
 )
 
 const (

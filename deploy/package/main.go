@@ -35,7 +35,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/elfarch"
+	"github.com/modelplaneai/otelcol-modelplane/deploy/internal/elfarch"
 )
 
 func main() {

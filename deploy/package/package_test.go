@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/elfarch"
+	"github.com/modelplaneai/otelcol-modelplane/deploy/internal/elfarch"
 )
 
 // repoSources are the files `make package` packs, seen from this folder.

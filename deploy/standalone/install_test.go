@@ -23,8 +23,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
-	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
-	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/freeport"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/syncbuffer"
 )
 
 func TestMakeInstall(t *testing.T) {

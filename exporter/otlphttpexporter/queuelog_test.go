@@ -19,7 +19,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
-	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch/deliverywatchtest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/deliverywatchtest"
 )
 
 // answering serves OTLP/HTTP on loopback, answering every request with status, and counts
@@ -64,7 +64,7 @@ func fullQueue(t *testing.T, f exporter.Factory) (accepted int, logs *observer.O
 // A queue that stays full (its endpoint has not accepted data for longer than it holds)
 // refuses every batch, and the collector logged each as an error with a stack trace: a line
 // every few seconds for as long as the outage lasts. Here the first is logged, with a note,
-// and the same refusal again is counted in a line every 5 minutes (internal/repeatlog's tests
+// and the same refusal again is counted in a line every 5 minutes (internal/deliverywatch's condenser tests
 // show that line). What the queue held at the stop is still logged batch by batch.
 func TestAFullQueueIsLoggedOncePerCause(t *testing.T) {
 	accepted, logs := fullQueue(t, NewFactory())

@@ -31,7 +31,6 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
-	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
 )
 
 // refusedWrite is contrib's error for each answer other than 2xx, each retry included, with
@@ -54,7 +53,7 @@ func NewFactory() exporter.Factory {
 
 func newFactory(giveUpAfter time.Duration) exporter.Factory {
 	return deliverywatch.Factory(queued(contrib.NewFactory()), deliverywatch.Options{
-		Rules: append([]repeatlog.Rule{{
+		Rules: append([]deliverywatch.RepeatRule{{
 			Message: refusedWrite,
 			Subject: "endpoint",
 			Cause:   "status_code",

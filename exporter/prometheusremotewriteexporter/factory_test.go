@@ -22,8 +22,8 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
-	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch/deliverywatchtest"
-	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/deliverywatchtest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/freeport"
 )
 
 func TestFactoryIsContribs(t *testing.T) {

@@ -34,7 +34,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
-	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch/deliverywatchtest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/deliverywatchtest"
 )
 
 // load reads conf into the exporter's configuration as the collector does, and validates it.

@@ -13,13 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
-	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch/deliverywatchtest"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/deliverywatchtest"
 )
 
 // A backend that refuses every write for good (Prometheus' 400 for samples out of order or
 // out of bounds, a tenant it does not know) had the queue log an error with a stack trace for
 // each batch; contrib's queue and this package's sending_queue now log the first and then one
-// line every 5 minutes, with the points of all the batches it stands for (internal/repeatlog's
+// line every 5 minutes, with the points of all the batches it stands for (internal/deliverywatch's condenser,
 // tests show that line).
 func TestWritesRefusedForGoodAreLoggedOncePerCause(t *testing.T) {
 	for name, queue := range map[string]map[string]any{

@@ -5,7 +5,9 @@
 // HTTP or gRPC client, and logs what the exporter's retries leave unsaid: a request that got
 // no answer at all (where the exporter says nothing of it), and the end of a run of failed
 // requests, with how many failed and for how long. Exporters get it through Exporter, which
-// starts them on a host that holds it; their configuration names it as a middleware.
+// starts them on a host that holds it; their configuration names it as a middleware. Its
+// Condenser condenses the lines a component repeats for the same failure (a target that is
+// down, an export refused): the first is logged, the repeats counted once per period.
 package deliverywatch // import "github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 
 import (
@@ -24,8 +26,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-
-	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
 )
 
 // Unanswered is logged, where the watch is asked to, when a request gets no answer: refused,
@@ -71,7 +71,7 @@ type Watch struct {
 	abort       context.CancelCauseFunc
 
 	// condensed are the exporter's condensed lines (Options.Rules), flushed as it stops.
-	condensed []*repeatlog.Condenser
+	condensed []*Condenser
 }
 
 // New returns a watch that logs to logger; with logUnanswered, it also logs each request

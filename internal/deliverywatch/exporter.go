@@ -19,14 +19,12 @@ import (
 	"go.opentelemetry.io/collector/pipeline"
 	"go.opentelemetry.io/collector/pipeline/xpipeline"
 	"go.uber.org/zap"
-
-	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
 )
 
 // Options say how Factory changes an exporter.
 type Options struct {
 	// Rules condense lines the exporter repeats at every retry, and the watch's own.
-	Rules []repeatlog.Rule
+	Rules []RepeatRule
 	// LogUnanswered: the exporter says nothing of a request without an answer (New).
 	LogUnanswered bool
 	// WithWatch returns a copy of cfg whose client names ID as its last middleware; the
@@ -135,9 +133,9 @@ func Watched[C any](middlewares func(*C) *[]configmiddleware.Config) func(compon
 // configuration that names it.
 func (o Options) prepare(set *exporter.Settings, cfg component.Config) (*Watch, component.Config, error) {
 	wraps := make([]zap.Option, 0, len(o.Rules)+1)
-	condensed := make([]*repeatlog.Condenser, 0, len(o.Rules))
+	condensed := make([]*Condenser, 0, len(o.Rules))
 	for _, r := range o.Rules {
-		c := repeatlog.New(r, o.Now)
+		c := NewCondenser(r, o.Now)
 		condensed = append(condensed, c)
 		wraps = append(wraps, c.Option())
 	}
@@ -311,7 +309,7 @@ const Rejecting = "Exporting failed. Rejecting data."
 // SendingQueueRules condense the lines the collector's sending queue and its retries write
 // for every batch during an outage, one exporter a subject and its error the cause; a batch
 // dropped because the collector is stopping is logged as it comes.
-var SendingQueueRules = []repeatlog.Rule{{
+var SendingQueueRules = []RepeatRule{{
 	Message: retrying,
 	Cause:   "error",
 	Every:   RepeatEvery,

@@ -3,14 +3,17 @@
 
 // Package units converts metric values from the units engines report into the base units of
 // the modelplane_* vocabulary, exactly: a decimal conversion yields the float64 nearest to
-// the exact decimal result, so 9 ms becomes 0.009 s and not 0.009000000000000001 s.
+// the exact decimal result, so 9 ms becomes 0.009 s and not 0.009000000000000001 s. It also
+// refuses a duration written without its unit (CheckInterval).
 package units // import "github.com/modelplaneai/otelcol-modelplane/internal/units"
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/spelling"
@@ -278,4 +281,17 @@ func OfSourceName(name string) Unit {
 		}
 	}
 	return None
+}
+
+// CheckInterval refuses an interval that is not positive, and one under a millisecond: YAML gives
+// a number without a unit to a duration as nanoseconds, so `collection_interval: 15` would
+// poll in a loop. example is a sensible value for the field, named in the message.
+func CheckInterval(d time.Duration, example string) error {
+	switch {
+	case d <= 0:
+		return fmt.Errorf("must be positive, got %v", d)
+	case d < time.Millisecond:
+		return fmt.Errorf("%v is shorter than 1ms: a number without a unit is nanoseconds; write one, such as %s", d, example)
+	}
+	return nil
 }

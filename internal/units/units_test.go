@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -242,4 +243,12 @@ func TestIsBase(t *testing.T) {
 	for _, name := range []string{"Milliseconds", "ms", "MiB", "%", "tokens"} {
 		assert.False(t, IsBase(name), name)
 	}
+}
+
+func TestCheckInterval(t *testing.T) {
+	assert.NoError(t, CheckInterval(time.Millisecond, "2s"))
+	assert.NoError(t, CheckInterval(15*time.Second, "15s"))
+	assert.EqualError(t, CheckInterval(0, "2s"), "must be positive, got 0s")
+	assert.EqualError(t, CheckInterval(-time.Second, "2s"), "must be positive, got -1s")
+	assert.EqualError(t, CheckInterval(15, "15s"), "15ns is shorter than 1ms: a number without a unit is nanoseconds; write one, such as 15s")
 }

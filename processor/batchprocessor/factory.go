@@ -17,7 +17,7 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	core "go.opentelemetry.io/collector/processor/batchprocessor"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
+	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 )
 
 // senderFailed is the processor's warning for a batch the next consumer refused, with its
@@ -38,7 +38,7 @@ func NewFactory() processor.Factory {
 func newFactory(now func() time.Time) processor.Factory {
 	f := core.NewFactory()
 	condensed := func(set *processor.Settings) {
-		set.Logger = set.Logger.WithOptions(repeatlog.New(repeatlog.Rule{
+		set.Logger = set.Logger.WithOptions(deliverywatch.NewCondenser(deliverywatch.RepeatRule{
 			Message: senderFailed,
 			Cause:   "error",
 			Every:   repeatEvery,

@@ -18,12 +18,11 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
-	"github.com/modelplaneai/otelcol-modelplane/internal/interval"
-	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/internal/spelling"
+	"github.com/modelplaneai/otelcol-modelplane/internal/units"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/rules"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/metricmapping"
 )
 
 // Config of the modelplane_mapping processor.
@@ -147,7 +146,7 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 // them is a config error.
 func (c *Config) Validate() error {
 	var errs []error
-	if err := interval.Check(c.ReloadInterval, "2s"); err != nil {
+	if err := units.CheckInterval(c.ReloadInterval, "2s"); err != nil {
 		errs = append(errs, fmt.Errorf("reload_interval: %w", err))
 	}
 	for i, p := range c.MappingFiles {
@@ -158,7 +157,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	if c.Builtin.Enabled && c.Builtin.Names != nil {
-		cat, err := builtin.Load()
+		cat, err := metricmapping.LoadBuiltin()
 		if err != nil {
 			errs = append(errs, err)
 		} else if _, unknown := cat.Select(c.Builtin.Names); len(unknown) > 0 {
@@ -233,11 +232,11 @@ func (c *Config) identityKeyWarnings() []string {
 
 // unknownBuiltins names every unknown built-in mapping of a builtin list, each with the name
 // it most likely meant, and the names there are.
-func unknownBuiltins(unknown []string, cat builtin.Catalog) error {
+func unknownBuiltins(unknown []string, cat metricmapping.Catalog) error {
 	// Compared without the prefix every name shares, which would let any short name pass
 	// for a misspelling ("modelplane-nope" for "modelplane-gpu").
 	const prefix = "modelplane-"
-	known := map[string]string{builtin.DefaultSet: builtin.DefaultSet}
+	known := map[string]string{metricmapping.DefaultSet: metricmapping.DefaultSet}
 	for _, n := range cat.Names() {
 		known[strings.TrimPrefix(n, prefix)] = n
 	}
@@ -248,14 +247,14 @@ func unknownBuiltins(unknown []string, cat builtin.Catalog) error {
 			parts[i] += fmt.Sprintf(" (did you mean %q?)", known[near])
 		}
 	}
-	return fmt.Errorf("builtin: %s; want %s or some of %v", strings.Join(parts, ", "), builtin.DefaultSet, cat.Names())
+	return fmt.Errorf("builtin: %s; want %s or some of %v", strings.Join(parts, ", "), metricmapping.DefaultSet, cat.Names())
 }
 
 // builtinAndInline returns the built-in mappings the config selects and its inline mappings,
 // which run first and last; mapping files and the cluster's objects run between them.
 func (c *Config) builtinAndInline() (builtins, inline []metricmapping.MetricMapping, err error) {
 	if c.Builtin.Enabled {
-		cat, err := builtin.Load()
+		cat, err := metricmapping.LoadBuiltin()
 		if err != nil {
 			return nil, nil, err
 		}

@@ -14,7 +14,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/metricmapping"
 )
 
 // fileState is the last good content of one mapping file, and why the last read of it

@@ -17,10 +17,10 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	datapoints "github.com/modelplaneai/otelcol-modelplane/internal/points"
 	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/internal/units"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/metricmapping"
 )
 
 // anchorMappings are Modelplane's 29 built-ins, as the reference runs them.

@@ -16,10 +16,10 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/identity"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/metadata"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/internal/rules"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/metricmapping"
 )
 
 type mappingProcessor struct {

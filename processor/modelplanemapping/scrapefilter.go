@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/metricmapping"
 )
 
 // ScrapeFilter is what one modelplane_mapping processor's configuration reads, for the

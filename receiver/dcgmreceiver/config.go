@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/interval"
 	"github.com/modelplaneai/otelcol-modelplane/internal/spelling"
+	"github.com/modelplaneai/otelcol-modelplane/internal/units"
 )
 
 // Config of the dcgm receiver.
@@ -65,10 +65,10 @@ func createDefaultConfig() *Config {
 // Validate checks the config.
 func (c *Config) Validate() error {
 	var errs []error
-	if err := interval.Check(c.CollectionInterval, "15s"); err != nil {
+	if err := units.CheckInterval(c.CollectionInterval, "15s"); err != nil {
 		errs = append(errs, fmt.Errorf("collection_interval: %w", err))
 	}
-	if err := interval.Check(c.RetryInterval, "1m"); err != nil {
+	if err := units.CheckInterval(c.RetryInterval, "1m"); err != nil {
 		errs = append(errs, fmt.Errorf("retry_interval: %w", err))
 	}
 	if c.Profiling != ProfilingAuto && c.Profiling != ProfilingOff {

@@ -23,8 +23,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/demofleet"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/freeport"
 	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/scrapetest"
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadatatest"
 )

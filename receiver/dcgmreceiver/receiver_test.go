@@ -31,8 +31,8 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 	podresourcesv1 "k8s.io/kubelet/pkg/apis/podresources/v1"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/fakekubelet"
 	datapoints "github.com/modelplaneai/otelcol-modelplane/internal/points"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/fakekubelet"
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadata"
 )
 

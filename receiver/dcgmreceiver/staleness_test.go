@@ -22,7 +22,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/fakekubelet"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/fakekubelet"
 	"github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver/internal/metadata"
 )
 

@@ -18,7 +18,7 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/receiver"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
+	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 )
 
 // failedScrape is the receiver's warning for a scrape whose up is 0, with the target's
@@ -40,7 +40,7 @@ func newFactory(repeatEvery time.Duration, now func() time.Time) receiver.Factor
 	f := contrib.NewFactory()
 	return receiver.NewFactory(f.Type(), func() component.Config { return createDefaultConfig(f) },
 		receiver.WithMetrics(func(ctx context.Context, set receiver.Settings, cfg component.Config, next consumer.Metrics) (receiver.Metrics, error) {
-			c := repeatlog.New(repeatlog.Rule{
+			c := deliverywatch.NewCondenser(deliverywatch.RepeatRule{
 				Message: failedScrape,
 				Subject: "target_labels",
 				Cause:   "error",
@@ -70,7 +70,7 @@ func createDefaultConfig(f receiver.Factory) component.Config {
 // that a stopped collector's log adds up.
 type metrics struct {
 	receiver.Metrics
-	condensed *repeatlog.Condenser
+	condensed *deliverywatch.Condenser
 }
 
 func (r *metrics) Shutdown(ctx context.Context) error {

@@ -25,8 +25,8 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
-	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
 )
 
 func TestFactoryIsContribs(t *testing.T) {
@@ -143,7 +143,7 @@ func TestFailedScrapesAreLoggedOncePerCause(t *testing.T) {
 	lines = logs.FilterMessage(failedScrape).AllUntimed()
 	require.Len(t, lines, 3)
 	third := lines[2].ContextMap()
-	assert.Equal(t, repeatlog.FlushNote, third["note"])
+	assert.Equal(t, deliverywatch.FlushNote, third["note"])
 	assert.Contains(t, third["error"], "503 Service Unavailable")
 	held, ok := third["repeats"].(int64)
 	require.True(t, ok, "%v", third)

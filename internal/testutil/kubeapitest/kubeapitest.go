@@ -37,8 +37,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
-	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/freeport"
+	"github.com/modelplaneai/otelcol-modelplane/internal/testutil/syncbuffer"
 )
 
 var (

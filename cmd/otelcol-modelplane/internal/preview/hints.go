@@ -14,9 +14,8 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/textparse"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
-	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/internal/spelling"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/metricmapping"
 )
 
 // idleMappingNotes name the built-in mappings that are not running and read metrics of a page
@@ -26,7 +25,7 @@ func idleMappingNotes(page []byte, o Options, mapped int64) []string {
 	if mapped > 0 || o.NoBuiltins {
 		return nil
 	}
-	cat, err := builtin.Load()
+	cat, err := metricmapping.LoadBuiltin()
 	if err != nil {
 		return nil
 	}
@@ -55,7 +54,7 @@ func idleMappingNotes(page []byte, o Options, mapped int64) []string {
 		}
 		selection := append(append([]string(nil), o.Builtin...), m.Name)
 		if len(o.Builtin) == 0 {
-			selection = []string{builtin.DefaultSet, m.Name}
+			selection = []string{metricmapping.DefaultSet, m.Name}
 		}
 		notes = append(notes, fmt.Sprintf("no running mapping reads this page, but the built-in %s (off by default) reads %d of its metrics: --builtin %s runs it",
 			m.Name, read, strings.Join(selection, ",")))

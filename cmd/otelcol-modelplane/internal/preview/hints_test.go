@@ -12,8 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
-	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/metricmapping"
 )
 
 // A page only an off-by-default built-in reads (NIM's) previews empty; the note says which
@@ -117,7 +116,7 @@ func TestUnreadEntryNotes(t *testing.T) {
 // The built-in catalog, read as a user's mapping files would be, explains nothing away on the
 // shared pages: every entry that reads nothing there is for another engine or release.
 func TestUnreadEntryNotesCatalog(t *testing.T) {
-	cat, err := builtin.Load()
+	cat, err := metricmapping.LoadBuiltin()
 	require.NoError(t, err)
 	pages, err := filepath.Glob("../../../../testdata/exposition/*.prom")
 	require.NoError(t, err)

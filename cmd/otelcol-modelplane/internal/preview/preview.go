@@ -35,8 +35,6 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
-	"github.com/modelplaneai/otelcol-modelplane/internal/freeport"
-	"github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
 
@@ -112,7 +110,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	ports, err := freeport.Ports(2)
+	ports, err := freePorts(2)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +151,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("the mappings do not load:\n%s", strings.TrimSpace(string(out)))
 	}
 
-	logs := &syncbuffer.Buffer{}
+	logs, err := os.Create(filepath.Join(dir, "collector.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer logs.Close()
 	cmd := exec.Command(o.Executable, "--config="+cfgPath)
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
@@ -165,18 +167,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 	counts, err := waitForScrape(ctx, telemetry, child)
 	if err != nil {
-		return nil, fmt.Errorf("%w\nthe collector's log:\n%s", err, strings.TrimSpace(logs.String()))
+		return nil, fmt.Errorf("%w\nthe collector's log:\n%s", err, strings.TrimSpace(readLog(logs)))
 	}
 	// The batch processor forwards the scrape within its timeout; read the page after it, and
-	// the log, which reaches this process through a pipe, too.
+	// the log the collector writes to its file, too.
 	time.Sleep(2 * batchTimeout)
-	if err := scrapeError(logs.String()); err != nil {
+	if err := scrapeError(readLog(logs)); err != nil {
 		return nil, err
 	}
 	// Mapping files were validated above; what the processor warns about now is the
 	// cluster's objects (one it cannot use, or none read at all), which fails the preview,
 	// and entries that earlier ones override, which the page shows and the notes explain.
-	notes, err := processorWarnings(logs.String())
+	notes, err := processorWarnings(readLog(logs))
 	if err != nil {
 		return nil, err
 	}
@@ -480,6 +482,26 @@ func countersOf(page []byte) map[string]int64 {
 }
 
 // process is the running collector; err is set when done closes.
+// freePorts are loopback ports nothing listens on now, for the collector the preview starts.
+func freePorts(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("finding a free port on 127.0.0.1: %w", err)
+		}
+		defer ln.Close() // held until all are picked, so the n differ
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// readLog is what the collector has written to its log file so far.
+func readLog(f *os.File) string {
+	data, _ := os.ReadFile(f.Name())
+	return string(data)
+}
+
 type process struct {
 	cmd  *exec.Cmd
 	done chan struct{}

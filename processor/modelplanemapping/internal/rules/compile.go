@@ -11,9 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
-	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/internal/units"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/metricmapping"
 )
 
 // partSep joins a histogram name and the part taken from it into the internal name the
@@ -66,7 +65,7 @@ type plan struct {
 // canonical are the built-in descriptions of modelplane_* targets. A broken table is a bug
 // that the builtin package's tests catch; here it only means no canonical descriptions.
 var canonical = sync.OnceValue(func() map[string]string {
-	d, _ := builtin.Descriptions()
+	d, _ := metricmapping.BuiltinDescriptions()
 	return d
 })
 

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 	"github.com/modelplaneai/otelcol-modelplane/internal/units"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/metricmapping"
 )
 
 // NameNotes describes, one line each, the entries whose names do not say what their series

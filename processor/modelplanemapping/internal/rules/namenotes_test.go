@@ -10,8 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
-	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/metricmapping"
 )
 
 // Each way the names and fromUnit of an entry disagree, with the exact note; entries that
@@ -43,7 +42,7 @@ func TestNameNotes(t *testing.T) {
 // The built-in catalog, and Modelplane's own mappings, give no note: a collector on the
 // embedded default starts without one.
 func TestNameNotesBuiltins(t *testing.T) {
-	c, err := builtin.Load()
+	c, err := metricmapping.LoadBuiltin()
 	require.NoError(t, err)
 	assert.Empty(t, NameNotes(c.Mappings))
 	anchor, err := os.ReadFile("../../../../testdata/anchor/modelplane-builtins.yaml")

@@ -7,8 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
-	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/metricmapping"
 )
 
 // Overlaps describes, one line each, the entries an earlier entry overrides: a rename that
@@ -37,7 +36,7 @@ func Overlaps(mappings []metricmapping.MetricMapping) []string {
 		return fmt.Sprintf("%q", entry(l).From)
 	}
 	hint := func(l located) string {
-		if strings.HasPrefix(l.m.Source, builtin.SourcePrefix) {
+		if strings.HasPrefix(l.m.Source, metricmapping.BuiltinSourcePrefix) {
 			return fmt.Sprintf("; to replace the built-in, leave %q out of `builtin`", l.m.Name)
 		}
 		return ""

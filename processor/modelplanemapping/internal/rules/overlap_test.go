@@ -9,8 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelplaneai/otelcol-modelplane/internal/builtin"
-	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/metricmapping"
 )
 
 func mapping(source, name string, entries ...metricmapping.Entry) metricmapping.MetricMapping {
@@ -91,7 +90,7 @@ func ptr(s string) *string { return &s }
 
 // The catalog overrides none of its own entries, whichever built-ins are chosen.
 func TestCatalogHasNoOverlaps(t *testing.T) {
-	c, err := builtin.Load()
+	c, err := metricmapping.LoadBuiltin()
 	require.NoError(t, err)
 	assert.Empty(t, Overlaps(c.Mappings))
 }

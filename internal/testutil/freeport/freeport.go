@@ -3,7 +3,7 @@
 
 // Package freeport picks loopback TCP ports that nothing listens on, for servers started
 // next: a test's Prometheus, engines and collectors, or the collector a preview runs.
-package freeport // import "github.com/modelplaneai/otelcol-modelplane/internal/freeport"
+package freeport // import "github.com/modelplaneai/otelcol-modelplane/internal/testutil/freeport"
 
 import (
 	"errors"

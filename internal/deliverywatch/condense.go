@@ -1,13 +1,7 @@
 // Copyright The otelcol-modelplane Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package repeatlog condenses a log message that a component repeats for the same subject
-// every few seconds, such as the Prometheus receiver's warning for each failed scrape of a
-// target that is down: the first one is logged as it comes, and so is one whose cause
-// changed, but the same failure again is logged at most once per period, with how many
-// times it happened since the line before. What is still held when the component stops
-// (Flush), or when its subject is forgotten, is logged then, so the lines add up.
-package repeatlog // import "github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
+package deliverywatch
 
 import (
 	"fmt"
@@ -20,9 +14,9 @@ import (
 	"go.uber.org/zap/zapcore"
 )
 
-// Rule names the message to condense and the fields of one of its entries that say what it
+// RepeatRule names the message to condense and the fields of one of its entries that say what it
 // is about (the subject) and why (the cause).
-type Rule struct {
+type RepeatRule struct {
 	// Message is the message condensed: an entry's that begins with it (the collector's
 	// exporterhelper adds advice to its lines where retries or the sending queue are off).
 	Message string
@@ -49,8 +43,8 @@ type Rule struct {
 // component that logs through them stops (Flush).
 type Condenser struct{ seen *seen }
 
-// New returns a condenser of rule's message, on the clock now.
-func New(rule Rule, now func() time.Time) *Condenser {
+// NewCondenser returns a condenser of rule's message, on the clock now.
+func NewCondenser(rule RepeatRule, now func() time.Time) *Condenser {
 	return &Condenser{seen: &seen{rule: rule, now: now, subjects: map[string]*subject{}}}
 }
 
@@ -145,7 +139,7 @@ func (c *core) Write(e zapcore.Entry, fields []zapcore.Field) error {
 
 // seen is what a rule has seen of each subject.
 type seen struct {
-	rule Rule
+	rule RepeatRule
 	now  func() time.Time
 
 	mu       sync.Mutex

@@ -4,7 +4,7 @@
 // Package deliverywatchtest holds what the tests of the watched exporters share: one
 // exporter started with a configuration and an observed log, a batch to send, and the check
 // that a wrapped factory is the one it wraps.
-package deliverywatchtest // import "github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch/deliverywatchtest"
+package deliverywatchtest // import "github.com/modelplaneai/otelcol-modelplane/internal/testutil/deliverywatchtest"
 
 import (
 	"context"
@@ -36,7 +36,6 @@ import (
 
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 	"github.com/modelplaneai/otelcol-modelplane/internal/points"
-	"github.com/modelplaneai/otelcol-modelplane/internal/repeatlog"
 )
 
 // Retrying is the collector's line for each retry of an export (exporterhelper).
@@ -301,7 +300,7 @@ func CondensedLines(t *testing.T, logs *observer.ObservedLogs, message, items st
 	var repeats, points int64
 	for _, l := range lines[1:] {
 		held := l.ContextMap()
-		assert.Equal(t, repeatlog.FlushNote, held["note"])
+		assert.Equal(t, deliverywatch.FlushNote, held["note"])
 		assert.Equal(t, first["error"], held["error"])
 		repeats += held["repeats"].(int64)
 		points += held[items].(int64)

@@ -4,7 +4,7 @@
 // Package syncbuffer is a bytes.Buffer that one goroutine may write while another reads it:
 // a child process's output, which os/exec copies in from its own goroutine, read while the
 // process runs.
-package syncbuffer // import "github.com/modelplaneai/otelcol-modelplane/internal/syncbuffer"
+package syncbuffer // import "github.com/modelplaneai/otelcol-modelplane/internal/testutil/syncbuffer"
 
 import (
 	"bytes"

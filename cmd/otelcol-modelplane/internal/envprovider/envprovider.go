@@ -25,7 +25,7 @@
 // the message when NAME is unset or empty. The stock provider gives an unset variable as
 // nothing, so a field that needs it (a remote write endpoint) failed later with an error of
 // its own that names neither the variable nor the file that read it.
-package envprovider // import "github.com/modelplaneai/otelcol-modelplane/internal/envprovider"
+package envprovider // import "github.com/modelplaneai/otelcol-modelplane/cmd/otelcol-modelplane/internal/envprovider"
 
 import (
 	"context"

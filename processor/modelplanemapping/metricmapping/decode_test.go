@@ -18,7 +18,7 @@ import (
 
 // The example of Modelplane's guide (testdata/anchor/README.md) loads unchanged.
 func TestDecodeGuideExample(t *testing.T) {
-	readme, err := os.ReadFile("../../testdata/anchor/README.md")
+	readme, err := os.ReadFile("../../../testdata/anchor/README.md")
 	require.NoError(t, err)
 	example := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindSubmatch(readme)
 	require.NotNil(t, example)

@@ -1,7 +1,7 @@
 // Copyright The otelcol-modelplane Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package repeatlog
+package deliverywatch
 
 import (
 	"errors"
@@ -33,8 +33,8 @@ func fail(l *zap.Logger, target, cause string) {
 
 func newLogger(c *clock, level zapcore.Level) (*zap.Logger, *observer.ObservedLogs) {
 	inner, logs := observer.New(level)
-	rule := Rule{Message: msg, Subject: "target_labels", Cause: "error", Every: 5 * time.Minute, Note: "condensed"}
-	return zap.New(inner).WithOptions(New(rule, c.now).Option()), logs
+	rule := RepeatRule{Message: msg, Subject: "target_labels", Cause: "error", Every: 5 * time.Minute, Note: "condensed"}
+	return zap.New(inner).WithOptions(NewCondenser(rule, c.now).Option()), logs
 }
 
 // lines returns each logged entry's message and the fields this package adds.
@@ -146,8 +146,8 @@ func TestText(t *testing.T) {
 func TestSumCountsOverTheRepeats(t *testing.T) {
 	c := newClock()
 	inner, logs := observer.New(zapcore.InfoLevel)
-	rule := Rule{Message: "Exporting failed. Rejecting data.", Cause: "error", Every: 5 * time.Minute, Sum: "rejected_items"}
-	l := zap.New(inner).WithOptions(New(rule, c.now).Option())
+	rule := RepeatRule{Message: "Exporting failed. Rejecting data.", Cause: "error", Every: 5 * time.Minute, Sum: "rejected_items"}
+	l := zap.New(inner).WithOptions(NewCondenser(rule, c.now).Option())
 	reject := func(items int) {
 		l.Error(rule.Message, zap.Error(errors.New("sending queue is full")), zap.Int("rejected_items", items))
 	}
@@ -181,7 +181,7 @@ func TestUnlessPassesEveryEntryItPicks(t *testing.T) {
 	c := newClock()
 	inner, logs := observer.New(zapcore.InfoLevel)
 	stopping := errors.New("interrupted due to shutdown")
-	rule := Rule{Message: "dropped", Cause: "error", Every: 5 * time.Minute, Note: "condensed",
+	rule := RepeatRule{Message: "dropped", Cause: "error", Every: 5 * time.Minute, Note: "condensed",
 		Unless: func(fields []zapcore.Field) bool {
 			for _, f := range fields {
 				if f.Type == zapcore.ErrorType && f.Interface == stopping {
@@ -190,7 +190,7 @@ func TestUnlessPassesEveryEntryItPicks(t *testing.T) {
 			}
 			return false
 		}}
-	l := zap.New(inner).WithOptions(New(rule, c.now).Option())
+	l := zap.New(inner).WithOptions(NewCondenser(rule, c.now).Option())
 	l.Error("dropped", zap.Error(errors.New("400")))
 	l.Error("dropped", zap.Error(errors.New("400")))
 	for range 3 {
@@ -213,8 +213,8 @@ func TestUnlessPassesEveryEntryItPicks(t *testing.T) {
 func TestFlushLogsTheRepeatsHeld(t *testing.T) {
 	c := newClock()
 	inner, logs := observer.New(zapcore.InfoLevel)
-	rule := Rule{Message: msg, Subject: "target_labels", Cause: "error", Every: 5 * time.Minute, Note: "condensed", Sum: "points"}
-	condenser := New(rule, c.now)
+	rule := RepeatRule{Message: msg, Subject: "target_labels", Cause: "error", Every: 5 * time.Minute, Note: "condensed", Sum: "points"}
+	condenser := NewCondenser(rule, c.now)
 	l := zap.New(inner).WithOptions(condenser.Option()).With(zap.String("kind", "receiver"))
 	failed := func(target string, points int) {
 		l.Warn(msg, zap.Error(errors.New("refused")), zap.Stringer("target_labels", label(target)), zap.Int("points", points))

@@ -4,7 +4,7 @@
 // Package fakekubelet serves the kubelet's PodResources v1 API on a unix socket with a fixed
 // list of pods: what the dcgm receiver's tests and gpu-check need to see pod attribution
 // without a Kubernetes node.
-package fakekubelet // import "github.com/modelplaneai/otelcol-modelplane/internal/fakekubelet"
+package fakekubelet // import "github.com/modelplaneai/otelcol-modelplane/internal/testutil/fakekubelet"
 
 import (
 	"context"

@@ -2,9 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package metricmapping holds the Modelplane MetricMapping API (modelplane.ai/v1alpha1): its
-// types, a YAML decoder that reads many documents from one file, and the validation of every
-// rule of the schema plus the ones the schema cannot express.
-package metricmapping // import "github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
+// types, the decoder and validation of mapping files and objects, and the built-in catalog.
+package metricmapping // import "github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping/metricmapping"
 
 const (
 	// APIVersion is the only version this decoder accepts.

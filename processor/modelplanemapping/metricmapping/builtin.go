@@ -1,9 +1,7 @@
 // Copyright The otelcol-modelplane Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package builtin holds the built-in MetricMapping catalog as YAML files, embedded in the
-// binary and loaded through the same decoder as a user's mapping files.
-package builtin // import "github.com/modelplaneai/otelcol-modelplane/internal/builtin"
+package metricmapping
 
 import (
 	"embed"
@@ -13,8 +11,6 @@ import (
 	"sort"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/modelplaneai/otelcol-modelplane/internal/metricmapping"
 )
 
 //go:embed catalog/*.yaml
@@ -23,8 +19,8 @@ var catalog embed.FS
 //go:embed descriptions.yaml
 var descriptionsYAML []byte
 
-// Descriptions are the canonical descriptions of the modelplane_* targets, by name.
-func Descriptions() (map[string]string, error) {
+// BuiltinDescriptions are the canonical descriptions of the modelplane_* targets, by name.
+func BuiltinDescriptions() (map[string]string, error) {
 	var d map[string]string
 	if err := yaml.Unmarshal(descriptionsYAML, &d); err != nil {
 		return nil, fmt.Errorf("built-in descriptions: %w", err)
@@ -32,18 +28,18 @@ func Descriptions() (map[string]string, error) {
 	return d, nil
 }
 
-// SourcePrefix begins the Source of every built-in mapping ("builtin/vllm.yaml"), so that
+// BuiltinSourcePrefix begins the Source of every built-in mapping ("builtin/vllm.yaml"), so that
 // messages say where a mapping came from as they do for a file.
-const SourcePrefix = "builtin/"
+const BuiltinSourcePrefix = "builtin/"
 
 // Catalog is every built-in mapping in run order, and the names of those on by default.
 type Catalog struct {
-	Mappings []metricmapping.MetricMapping
+	Mappings []MetricMapping
 	Default  map[string]bool
 }
 
-// Load decodes the embedded catalog. An error here is a bug in a catalog file, caught by tests.
-func Load() (Catalog, error) {
+// LoadBuiltin decodes the embedded catalog. An error here is a bug in a catalog file, caught by tests.
+func LoadBuiltin() (Catalog, error) {
 	files, err := fs.Glob(catalog, "catalog/*.yaml")
 	if err != nil {
 		return Catalog{}, err
@@ -55,7 +51,7 @@ func Load() (Catalog, error) {
 		if err != nil {
 			return Catalog{}, err
 		}
-		res := metricmapping.Decode(SourcePrefix+path.Base(f), data)
+		res := Decode(BuiltinSourcePrefix+path.Base(f), data)
 		if len(res.Errors) > 0 {
 			return Catalog{}, fmt.Errorf("built-in catalog: %w", res.Errors[0])
 		}
@@ -73,14 +69,14 @@ const DefaultSet = "default"
 
 // Select returns the mappings named, in catalog order, or those on by default when names is
 // nil. It reports names that are not in the catalog.
-func (c Catalog) Select(names []string) ([]metricmapping.MetricMapping, []string) {
+func (c Catalog) Select(names []string) ([]MetricMapping, []string) {
 	want := map[string]bool{}
 	for _, n := range names {
 		want[n] = true
 	}
 	defaults := names == nil || want[DefaultSet]
 	delete(want, DefaultSet)
-	var out []metricmapping.MetricMapping
+	var out []MetricMapping
 	for _, m := range c.Mappings {
 		if want[m.Name] || (defaults && c.Default[m.Name]) {
 			out = append(out, m)

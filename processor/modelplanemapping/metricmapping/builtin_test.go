@@ -1,7 +1,7 @@
 // Copyright The otelcol-modelplane Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package builtin
+package metricmapping
 
 import (
 	"sort"
@@ -15,9 +15,9 @@ import (
 // Every target the catalog reaches has one canonical description, and the table names
 // nothing the catalog does not reach.
 func TestDescriptionsCoverTheCatalog(t *testing.T) {
-	cat, err := Load()
+	cat, err := LoadBuiltin()
 	require.NoError(t, err)
-	d, err := Descriptions()
+	d, err := BuiltinDescriptions()
 	require.NoError(t, err)
 	targets := map[string]bool{}
 	for _, m := range cat.Mappings {
@@ -45,7 +45,7 @@ func TestDescriptionsCoverTheCatalog(t *testing.T) {
 // A list selects the mappings it names; `default` in it stands for those on by default, so an
 // off-by-default mapping is added to them without copying their names.
 func TestSelect(t *testing.T) {
-	cat, err := Load()
+	cat, err := LoadBuiltin()
 	require.NoError(t, err)
 	names := func(sel []string) []string {
 		ms, unknown := cat.Select(sel)
