@@ -23,6 +23,8 @@ REFERENCE_VERSION := v0.161.0
 REFERENCE_BUILDER := $(TOOLS)/builder-$(REFERENCE_VERSION)
 # mdatagen, from tools/go.mod: v0.161.0 is the newest release the module proxy serves.
 MDATAGEN     := $(TOOLS)/mdatagen
+# nfpm, from tools/go.mod, writes the Debian package and the RPM.
+NFPM         := $(TOOLS)/nfpm
 REFERENCE_PIPELINE := $(BIN)/reference-pipeline
 BENCHSTAT    := $(TOOLS)/benchstat
 STATICCHECK  := $(TOOLS)/staticcheck
@@ -113,8 +115,8 @@ PACKAGE_DIR  ?= dist
 
 ## package: release packages for GPU hosts without Go, in $(PACKAGE_DIR): a Debian package, an RPM
 ## and a tar.gz each for linux/amd64 and linux/arm64, and SHA256SUMS (dated by the last commit)
-package: $(COLLECTOR) $(COLLECTOR_ARM64)
-	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) $(GO) run ./deploy/package -version $(VERSION) -binary $(COLLECTOR) -binary $(COLLECTOR_ARM64) -out $(PACKAGE_DIR)
+package: $(COLLECTOR) $(COLLECTOR_ARM64) $(NFPM)
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) $(GO) run ./deploy/package -nfpm $(NFPM) -version $(VERSION) -binary $(COLLECTOR) -binary $(COLLECTOR_ARM64) -out $(PACKAGE_DIR)
 
 ## run: the collector on its embedded default, scraping demo engines; Ctrl-C stops both
 run: $(COLLECTOR) $(BIN)/demo-engines
@@ -132,9 +134,9 @@ run: $(COLLECTOR) $(BIN)/demo-engines
 ## test: every test, from a clean clone (installs the tools it needs)
 test: check-generated lint test-unit test-race
 
-test-unit: $(COLLECTOR) $(COLLECTOR_ARM64) $(CRD_APISERVER) $(PROMETHEUS3) $(REFERENCE_PIPELINE) $(BUILDER) e2e-deps package-deps
+test-unit: $(COLLECTOR) $(COLLECTOR_ARM64) $(CRD_APISERVER) $(PROMETHEUS3) $(REFERENCE_PIPELINE) $(BUILDER) $(NFPM) e2e-deps package-deps
 	cd bench/reference && $(GO) test -count=1 ./pipeline/
-	BUILDER_BIN=$(BUILDER) REFERENCE_PIPELINE_BIN=$(CURDIR)/$(REFERENCE_PIPELINE) CRD_APISERVER_BIN=$(CRD_APISERVER) PROMETHEUS3_BIN=$(PROMETHEUS3) OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) OTELCOL_MODELPLANE_BIN_ARM64=$(CURDIR)/$(COLLECTOR_ARM64) $(GO) test -tags $(TAGS) -count=1 -timeout 35m ./...
+	BUILDER_BIN=$(BUILDER) NFPM_BIN=$(NFPM) REFERENCE_PIPELINE_BIN=$(CURDIR)/$(REFERENCE_PIPELINE) CRD_APISERVER_BIN=$(CRD_APISERVER) PROMETHEUS3_BIN=$(PROMETHEUS3) OTELCOL_MODELPLANE_BIN=$(CURDIR)/$(COLLECTOR) OTELCOL_MODELPLANE_BIN_ARM64=$(CURDIR)/$(COLLECTOR_ARM64) $(GO) test -tags $(TAGS) -count=1 -timeout 35m ./...
 
 ## test-race: the in-process tests again under the race detector (the end-to-end tests drive
 ## the collector as a separate process, so they are left out)
@@ -167,6 +169,9 @@ $(TOOLS)/builder-%:
 $(MDATAGEN): tools/go.mod tools/go.sum
 	cd tools && $(GO) build -o $@ go.opentelemetry.io/collector/cmd/mdatagen
 
+$(NFPM): tools/go.mod tools/go.sum
+	cd tools && $(GO) build -o $@ github.com/goreleaser/nfpm/v2/cmd/nfpm
+
 REFERENCE_SOURCES := $(shell find bench/reference -name '*.go') bench/reference/go.mod bench/reference/go.sum
 
 $(REFERENCE_PIPELINE): $(REFERENCE_SOURCES)
@@ -189,7 +194,7 @@ $(PROMETHEUS3):
 $(STATICCHECK):
 	GOBIN=$(TOOLS) GOFLAGS=-mod=mod $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-tools: $(BUILDER) $(REFERENCE_BUILDER) $(MDATAGEN) $(BENCHSTAT) $(STATICCHECK)
+tools: $(BUILDER) $(REFERENCE_BUILDER) $(MDATAGEN) $(NFPM) $(BENCHSTAT) $(STATICCHECK)
 
 $(BIN)/otelcol-reference: $(REFERENCE_SOURCES) bench/reference/builder-config.yaml
 	cd bench/reference && $(GO) build -trimpath -ldflags='-s -w' -tags $(TAGS) -o $(CURDIR)/$@ ./cmd/otelcol-reference

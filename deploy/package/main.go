@@ -14,9 +14,8 @@
 // /usr/lib/systemd/system, and /etc/otelcol-modelplane/{config.yaml,mappings/example.yaml} as
 // configuration files, so an upgrade keeps a host's edits. Their scripts enable and start the
 // unit on the first install and restart it on an upgrade, as debhelper's and Fedora's
-// systemd macros do. The .deb and .tar.gz are written here, the .rpm by rpmpack (no
-// dpkg-deb, rpmbuild or fakeroot): every entry owned by root, every time -mtime, so the same
-// inputs give the same bytes.
+// systemd macros do. nfpm writes the .deb and .rpm from nfpm.yaml, this command the .tar.gz:
+// every entry owned by root, every time -mtime, so the same inputs give the same bytes.
 package main
 
 import (
@@ -28,6 +27,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -50,13 +50,16 @@ func main() {
 	license := flag.String("license", "LICENSE", "the license file")
 	maintainer := flag.String("maintainer", defaultMaintainer, "the Debian package's Maintainer field and the RPM's Packager")
 	mtime := flag.Int64("mtime", sourceDateEpoch(), "the time of every entry, in Unix seconds (default $SOURCE_DATE_EPOCH, else 0)")
+	var n nfpm
+	flag.StringVar(&n.bin, "nfpm", "nfpm", "the nfpm executable (`make package` builds it from tools/go.mod)")
+	flag.StringVar(&n.config, "nfpm-config", "deploy/package/nfpm.yaml", "nfpm's configuration of the packages")
 	flag.Parse()
 	if len(bins) == 0 {
 		bins = []string{"bin/otelcol-modelplane"}
 	}
 	src := sources{unit: filepath.Join(*standalone, "otelcol-modelplane.service"), config: filepath.Join(*standalone, "config.yaml"),
 		example: filepath.Join(*standalone, "mappings", "example.yaml"), license: *license}
-	written, err := build(bins, *version, *out, *maintainer, time.Unix(*mtime, 0).UTC(), src)
+	written, err := build(bins, *version, *out, *maintainer, time.Unix(*mtime, 0).UTC(), src, n)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -78,9 +81,15 @@ type sources struct{ unit, config, example, license string }
 // debianVersion is what dpkg accepts as an upstream version without a revision.
 var debianVersion = regexp.MustCompile(`^[0-9][A-Za-z0-9.+~]*$`)
 
+// rpmArch is RPM's name for each Go architecture the distribution ships.
+var rpmArch = map[string]string{"amd64": "x86_64", "arm64": "aarch64"}
+
+// nfpm is the nfpm executable and its configuration of the packages.
+type nfpm struct{ bin, config string }
+
 // build writes a .deb, an .rpm and a .tar.gz per binary and SHA256SUMS over them, and
 // returns the paths it wrote.
-func build(bins []string, version, out, maintainer string, mtime time.Time, src sources) ([]string, error) {
+func build(bins []string, version, out, maintainer string, mtime time.Time, src sources, n nfpm) ([]string, error) {
 	if !debianVersion.MatchString(version) {
 		return nil, fmt.Errorf("-version %q: want a version that starts with a digit, such as 0.1.0", version)
 	}
@@ -104,6 +113,16 @@ func build(bins []string, version, out, maintainer string, mtime time.Time, src 
 		}
 		archs[i] = arch
 	}
+	// The package's unit runs the binary where the package puts it.
+	tmp, err := os.MkdirTemp("", "otelcol-modelplane-package-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	unit := filepath.Join(tmp, "otelcol-modelplane.service")
+	if err := os.WriteFile(unit, bytes.ReplaceAll(files.unit, []byte("/usr/local/bin/"), []byte("/usr/bin/")), 0o644); err != nil {
+		return nil, err
+	}
 	var written []string
 	for i, bin := range bins {
 		arch := archs[i]
@@ -111,33 +130,34 @@ func build(bins []string, version, out, maintainer string, mtime time.Time, src 
 		if err != nil {
 			return nil, err
 		}
+		env := map[string]string{"VERSION": version, "ARCH": arch, "MAINTAINER": maintainer, "BINARY": bin, "UNIT": unit,
+			"CONFIG": src.config, "EXAMPLE": src.example, "LICENSE": src.license, "SOURCE_DATE_EPOCH": strconv.FormatInt(mtime.Unix(), 10)}
+		if glibc != "" {
+			env["DEB_LIBC"] = "libc6 (>= " + glibc + ")"
+			env["RPM_LIBC"] = "libc.so.6(GLIBC_" + glibc + ")(64bit)"
+		}
+		for packager, name := range map[string]string{
+			"deb": fmt.Sprintf("otelcol-modelplane_%s_%s.deb", version, arch),
+			"rpm": fmt.Sprintf("otelcol-modelplane-%s-1.%s.rpm", version, rpmArch[arch]),
+		} {
+			if err := n.pkg(packager, filepath.Join(out, name), env); err != nil {
+				return nil, fmt.Errorf("%s: %w", bin, err)
+			}
+			written = append(written, filepath.Join(out, name))
+		}
 		exe, err := os.ReadFile(bin)
 		if err != nil {
 			return nil, err
-		}
-		ctl := control{version: version, arch: arch, glibc: glibc, maintainer: maintainer}
-		deb, err := debPackage(exe, files, ctl, mtime)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", bin, err)
-		}
-		rpm, err := rpmPackage(exe, files, ctl, mtime)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", bin, err)
 		}
 		tgz, err := tarball(exe, files, fmt.Sprintf("otelcol-modelplane_%s_linux_%s", version, arch), mtime)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", bin, err)
 		}
-		for name, data := range map[string][]byte{
-			fmt.Sprintf("otelcol-modelplane_%s_%s.deb", version, arch):            deb,
-			fmt.Sprintf("otelcol-modelplane-%s-1.%s.rpm", version, rpmArch[arch]): rpm,
-			fmt.Sprintf("otelcol-modelplane_%s_linux_%s.tar.gz", version, arch):   tgz,
-		} {
-			if err := os.WriteFile(filepath.Join(out, name), data, 0o644); err != nil {
-				return nil, err
-			}
-			written = append(written, filepath.Join(out, name))
+		name := filepath.Join(out, fmt.Sprintf("otelcol-modelplane_%s_linux_%s.tar.gz", version, arch))
+		if err := os.WriteFile(name, tgz, 0o644); err != nil {
+			return nil, err
 		}
+		written = append(written, name)
 	}
 	sort.Strings(written)
 	var sums bytes.Buffer
@@ -153,6 +173,30 @@ func build(bins []string, version, out, maintainer string, mtime time.Time, src 
 		return nil, err
 	}
 	return append(written, sumsPath), nil
+}
+
+// pkg has nfpm write one package to target. nfpm runs in its configuration's folder, which
+// holds the scripts and the copyright file; every other path is made absolute for it.
+func (n nfpm) pkg(packager, target string, env map[string]string) error {
+	target, err := filepath.Abs(target)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(n.bin, "package", "--config", filepath.Base(n.config), "--packager", packager, "--target", target)
+	cmd.Dir = filepath.Dir(n.config)
+	cmd.Env = os.Environ()
+	for k, v := range env {
+		if k == "BINARY" || k == "UNIT" || k == "CONFIG" || k == "EXAMPLE" || k == "LICENSE" {
+			if v, err = filepath.Abs(v); err != nil {
+				return err
+			}
+		}
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("nfpm package --packager %s: %w\n%s", packager, err, out)
+	}
+	return nil
 }
 
 // packaged are the repository's files a package holds, read once.

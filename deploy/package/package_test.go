@@ -4,8 +4,6 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +16,30 @@ import (
 
 	"github.com/modelplaneai/otelcol-modelplane/deploy/internal/elfarch"
 )
+
+// The installed paths the tests look at.
+const (
+	unitPath    = "usr/lib/systemd/system/otelcol-modelplane.service"
+	configPath  = "etc/otelcol-modelplane/config.yaml"
+	examplePath = "etc/otelcol-modelplane/mappings/example.yaml"
+)
+
+// nfpmFromEnv is the nfpm `make test` builds (NFPM_BIN) with this folder's configuration;
+// a test that needs it skips, saying why, without it.
+func nfpmFromEnv(t *testing.T) nfpm {
+	bin := os.Getenv("NFPM_BIN")
+	if bin == "" {
+		t.Skip("NFPM_BIN not set: run through `make test`, which builds nfpm from tools/go.mod")
+	}
+	return nfpm{bin: bin, config: "nfpm.yaml"}
+}
+
+// script is one of the packages' maintainer scripts.
+func script(t *testing.T, name string) string {
+	data, err := os.ReadFile(filepath.Join("scripts", name))
+	require.NoError(t, err)
+	return string(data)
+}
 
 // repoSources are the files `make package` packs, seen from this folder.
 var repoSources = sources{
@@ -162,7 +184,7 @@ otelcol-modelplane_0.1.0_linux_arm64.tar.gz: OK
 	require.NoError(t, err)
 	next := release{config: append(cfg, []byte("# 0.1.1\n")...), dir: t.TempDir()}
 	require.NoError(t, os.WriteFile(src.config, next.config, 0o644))
-	_, err = build([]string{bin}, "0.1.1", next.dir, defaultMaintainer, time.Unix(1764000000, 0), src)
+	_, err = build([]string{bin}, "0.1.1", next.dir, defaultMaintainer, time.Unix(1764000000, 0), src, nfpmFromEnv(t))
 	require.NoError(t, err)
 
 	t.Run("dpkg", func(t *testing.T) {
@@ -287,7 +309,7 @@ step() { echo "# $*" >> "$LOG"; }
 
 // The Debian package's maintainer scripts, called as dpkg calls them.
 func TestDebianScripts(t *testing.T) {
-	got := systemdHost(t, map[string]string{"postinst": postinst, "prerm": prerm, "postrm": postrm}, `
+	got := systemdHost(t, map[string]string{"postinst": script(t, "deb/postinst"), "prerm": script(t, "deb/prerm"), "postrm": script(t, "deb/postrm")}, `
 step "no systemd running"; ./postinst configure ""
 mkdir -p /run/systemd/system
 step "into another root"; DPKG_ROOT=/target ./postinst configure ""
@@ -323,7 +345,7 @@ systemctl --system daemon-reload
 // The RPM scriptlets, called with the counts rpm passes: an install, an upgrade (the new
 // package's postin, then the old one's preun and postun), and an erase.
 func TestRPMScriptlets(t *testing.T) {
-	got := systemdHost(t, map[string]string{"postin": rpmPostin, "preun": rpmPreun, "postun": rpmPostun}, `
+	got := systemdHost(t, map[string]string{"postin": script(t, "rpm/postin"), "preun": script(t, "rpm/preun"), "postun": script(t, "rpm/postun")}, `
 step "no systemd running"; sh postin 1
 mkdir -p /run/systemd/system
 step install; sh postin 1
@@ -347,36 +369,14 @@ systemctl --system daemon-reload
 
 // Bad input names the flag or the binary.
 func TestBuildRefuses(t *testing.T) {
-	_, err := build([]string{"main.go"}, "0.1.0", t.TempDir(), defaultMaintainer, time.Unix(0, 0), repoSources)
+	_, err := build([]string{"main.go"}, "0.1.0", t.TempDir(), defaultMaintainer, time.Unix(0, 0), repoSources, nfpm{bin: "nfpm", config: "nfpm.yaml"})
 	assert.ErrorContains(t, err, "main.go: ")
-	_, err = build(nil, "v0.1.0", t.TempDir(), defaultMaintainer, time.Unix(0, 0), repoSources)
+	_, err = build(nil, "v0.1.0", t.TempDir(), defaultMaintainer, time.Unix(0, 0), repoSources, nfpm{bin: "nfpm", config: "nfpm.yaml"})
 	assert.ErrorContains(t, err, `-version "v0.1.0": want a version that starts with a digit`)
-	_, err = build(nil, "", t.TempDir(), defaultMaintainer, time.Unix(0, 0), repoSources)
+	_, err = build(nil, "", t.TempDir(), defaultMaintainer, time.Unix(0, 0), repoSources, nfpm{bin: "nfpm", config: "nfpm.yaml"})
 	assert.ErrorContains(t, err, `-version ""`)
 	if bin := os.Getenv("OTELCOL_MODELPLANE_BIN"); bin != "" {
-		_, err = build([]string{bin, bin}, "0.1.0", t.TempDir(), defaultMaintainer, time.Unix(0, 0), repoSources)
+		_, err = build([]string{bin, bin}, "0.1.0", t.TempDir(), defaultMaintainer, time.Unix(0, 0), repoSources, nfpm{bin: "nfpm", config: "nfpm.yaml"})
 		assert.ErrorContains(t, err, "are both amd64: one binary per architecture")
 	}
-}
-
-// The ar container dpkg reads: members in order, each padded to an even length.
-func TestDebLayout(t *testing.T) {
-	files, err := readSources(repoSources)
-	require.NoError(t, err)
-	deb, err := debPackage([]byte("not a real binary\n"), files, control{version: "0.1.0", arch: "amd64", glibc: "2.34", maintainer: defaultMaintainer}, time.Unix(0, 0))
-	require.NoError(t, err)
-	require.True(t, bytes.HasPrefix(deb, []byte("!<arch>\ndebian-binary   ")))
-	rest := deb[8:]
-	var names []string
-	for len(rest) > 0 {
-		require.GreaterOrEqual(t, len(rest), 60)
-		hdr := string(rest[:60])
-		assert.Equal(t, "`\n", hdr[58:60])
-		names = append(names, strings.TrimSpace(hdr[:16]))
-		var size int
-		_, err := fmt.Sscan(strings.TrimSpace(hdr[48:58]), &size)
-		require.NoError(t, err)
-		rest = rest[60+size+size%2:]
-	}
-	assert.Equal(t, []string{"debian-binary", "control.tar.gz", "data.tar.gz"}, names)
 }
