@@ -369,7 +369,7 @@ func processors(which string) (string, string, error) {
     attributes:
       - {key: cluster, value: bench, action: upsert}
   modelplane_mapping:
-    builtin: false
+    builtin: []
     mapping_files: [` + builtinsFile + `]
     scrape_filter: true`, "memory_limiter, resource/cluster, modelplane_mapping, batch", nil
 	}
@@ -414,7 +414,7 @@ func minimalLines(metric string) bool {
 // keptLines reports whether our keep rule keeps a metric name, the rule as the converter
 // builds it from the mapping file our collector is given.
 func keptLines() (func(metric string) bool, error) {
-	conf := confmap.NewFromStringMap(map[string]any{"builtin": false, "mapping_files": []any{builtinsFile}, "scrape_filter": true})
+	conf := confmap.NewFromStringMap(map[string]any{"builtin": []any{}, "mapping_files": []any{builtinsFile}, "scrape_filter": true})
 	names, _, err := modelplanemapping.ScrapeSources(conf, nil)
 	if err != nil {
 		return nil, err

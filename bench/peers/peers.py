@@ -248,7 +248,7 @@ def load_catalog(catalog_dir):
                       and "modelplane.ai/fallback-for" not in ann)
                 mappings.append({"name": doc["metadata"]["name"], "file": f, "default": on,
                                  "metrics": (doc.get("spec") or {}).get("metrics") or []})
-    return [m for m in mappings if m["default"]]  # builtin: true
+    return [m for m in mappings if m["default"]]  # builtin: [default]
 
 
 def rq(s):

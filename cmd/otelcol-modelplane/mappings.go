@@ -32,7 +32,8 @@ func runValidateMappings(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("validate-mappings", validateMappingsUsage, stderr)
 	cfg := modelplanemapping.NewFactory().CreateDefaultConfig().(*modelplanemapping.Config)
 	noBuiltins := fs.Bool("no-builtins", false, "check without Modelplane's built-in mappings (overrides of a built-in are then not seen)")
-	builtinFlag(fs, &cfg.Builtin.Names)
+	var builtins []string
+	builtinFlag(fs, &builtins)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -40,7 +41,12 @@ func runValidateMappings(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	cfg.Builtin.Enabled = !*noBuiltins
+	switch {
+	case *noBuiltins:
+		cfg.Builtin = nil
+	case builtins != nil:
+		cfg.Builtin = builtins
+	}
 	cfg.MappingFiles = fs.Args()
 	// A running collector waits for a missing file to appear; one named here is a typo.
 	for _, f := range cfg.MappingFiles {

@@ -269,7 +269,8 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		"mappingConfigMaps: [team, team]\n":           `mappingConfigMaps[1]: "team" is already mounted, by mappingConfigMaps[0]`,
 		chartMapping + "mappingConfigMaps: [chart]\n": `mappingConfigMaps[0]: "chart" is already mounted, by mappings`,
 		"mappingConfigMaps: [Team]\n":                 "at '/mappingConfigMaps/0': 'Team' does not match pattern",
-		"builtinMappings: [nim]\n":                    "at '/builtinMappings': 'oneOf' failed",
+		"builtinMappings: [nim]\n":                    "at '/builtinMappings/0': 'nim' does not match pattern",
+		"builtinMappings: true\n":                     "at '/builtinMappings': got boolean, want array",
 	}
 	for values, want := range cases {
 		_, err := renderValues(t, values)

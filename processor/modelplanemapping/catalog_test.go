@@ -114,7 +114,7 @@ func TestCatalogOnANIMPage(t *testing.T) {
 		assert.Zero(t, runOnce(t, createDefaultConfig(), untouched).DataPointCount(), "off by default")
 
 		cfg := createDefaultConfig()
-		cfg.Builtin = BuiltinSelection{Enabled: true, Names: []string{"default", "modelplane-nim"}}
+		cfg.Builtin = []string{"default", "modelplane-nim"}
 		require.NoError(t, cfg.Validate())
 		out := runOnce(t, cfg, in)
 		require.Equal(t, 1, out.ResourceMetrics().Len())
@@ -170,7 +170,7 @@ func TestCatalogOnANIMPage(t *testing.T) {
 		require.True(t, on)
 		return names
 	}
-	assert.NotContains(t, filtered(true), "num_requests_running")
+	assert.NotContains(t, filtered([]any{"default"}), "num_requests_running")
 	assert.Subset(t, filtered([]any{"default", "modelplane-nim"}), []string{"num_requests_running", "request_success_total", "vllm:num_requests_running"})
 }
 

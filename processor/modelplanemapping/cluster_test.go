@@ -86,7 +86,7 @@ func TestClusterMappings(t *testing.T) {
 	t.Run("the scrape filter keeps what the cluster's objects read", func(t *testing.T) {
 		require.NoError(t, api.Apply(mappingDoc("v6")+"  - from: src_cluster_only\n    to: modelplane_v6_c\n"))
 		conf := confmap.NewFromStringMap(map[string]any{
-			"builtin":       false,
+			"builtin":       []any{},
 			"scrape_filter": true,
 			"cluster_mappings": map[string]any{
 				"enabled": true, "auth_type": "kubeConfig", "kubeconfig": api.Kubeconfig,
@@ -107,7 +107,7 @@ func TestClusterMappings(t *testing.T) {
 		require.NoError(t, os.WriteFile(gone, []byte(regexpServer.ReplaceAllString(string(data), "server: https://127.0.0.1:1")), 0o600))
 		core, logs := observer.New(zap.InfoLevel)
 		conf := confmap.NewFromStringMap(map[string]any{
-			"builtin":          false,
+			"builtin":          []any{},
 			"scrape_filter":    true,
 			"mappings":         []any{map[string]any{"name": "inline", "metrics": []any{map[string]any{"from": "src_inline", "to": "modelplane_inline"}}}},
 			"cluster_mappings": map[string]any{"enabled": true, "auth_type": "kubeConfig", "kubeconfig": gone},
@@ -216,7 +216,7 @@ func TestClusterMappingsBeforeTheDefinition(t *testing.T) {
 func clusterMappingsOnly(t *testing.T, kubeconfig string, syncTimeout time.Duration) *Config {
 	t.Helper()
 	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
+	cfg.Builtin = nil
 	cfg.Identity.Enabled = false
 	cfg.ReloadInterval = 20 * time.Millisecond
 	cfg.ClusterMappings = ClusterMappingsConfig{Enabled: true, AuthType: AuthKubeConfig, Kubeconfig: kubeconfig, SyncTimeout: syncTimeout}

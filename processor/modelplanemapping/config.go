@@ -27,9 +27,9 @@ import (
 
 // Config of the modelplane_mapping processor.
 type Config struct {
-	// Builtin selects the built-in catalog: true (the default) runs every mapping that is on
-	// by default, false runs none, and a list of names runs those.
-	Builtin BuiltinSelection `mapstructure:"-"`
+	// Builtin names the built-in mappings to run; default stands for every one on by default
+	// ([default], the default), so [default, modelplane-nim] adds NIM's and [] runs none.
+	Builtin []string `mapstructure:"builtin"`
 	// MappingFiles are paths and globs of YAML files holding MetricMapping documents, or
 	// folders, which stand for their .yaml, .yml and .json files. They are watched and
 	// reloaded when they change.
@@ -61,12 +61,6 @@ type Config struct {
 	OTLPNames bool `mapstructure:"otlp_names"`
 }
 
-// BuiltinSelection is `builtin: true|false` or `builtin: [name, ...]`.
-type BuiltinSelection struct {
-	Enabled bool
-	Names   []string // nil: the catalog's default set
-}
-
 // InlineMapping is a MetricMapping written in the collector config.
 type InlineMapping struct {
 	Name    string                `yaml:"name"`
@@ -82,7 +76,7 @@ type IdentityConfig struct {
 
 func createDefaultConfig() *Config {
 	return &Config{
-		Builtin:        BuiltinSelection{Enabled: true},
+		Builtin:        []string{metricmapping.DefaultSet},
 		ReloadInterval: 2 * time.Second,
 		Identity:       IdentityConfig{Enabled: true, Keys: append([]string(nil), identity.DefaultKeys...)},
 		DropUnmapped:   true,
@@ -93,29 +87,10 @@ func createDefaultConfig() *Config {
 	}
 }
 
-// Unmarshal reads `builtin`, which may be a bool or a list, then the rest as usual.
+// Unmarshal reads `mappings` strictly, with the MetricMapping field names, then the rest as
+// usual.
 func (c *Config) Unmarshal(conf *confmap.Conf) error {
 	raw := conf.ToStringMap()
-	if v, ok := raw["builtin"]; ok {
-		delete(raw, "builtin")
-		switch b := v.(type) {
-		case bool:
-			c.Builtin = BuiltinSelection{Enabled: b}
-		case []any:
-			names := make([]string, 0, len(b))
-			for i, n := range b {
-				s, ok := n.(string)
-				if !ok {
-					return fmt.Errorf("builtin[%d]: want a mapping name, got %v", i, n)
-				}
-				names = append(names, s)
-			}
-			c.Builtin = BuiltinSelection{Enabled: true, Names: names}
-		case nil:
-		default:
-			return fmt.Errorf("builtin: want true, false or a list of mapping names, got %v", v)
-		}
-	}
 	if v, ok := raw["mappings"]; ok {
 		delete(raw, "mappings")
 		// Decode strictly with the MetricMapping field names: a misspelt field is an error.
@@ -156,11 +131,11 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("mapping_files[%d]: bad glob %q: %w", i, p, err))
 		}
 	}
-	if c.Builtin.Enabled && c.Builtin.Names != nil {
+	if len(c.Builtin) > 0 {
 		cat, err := metricmapping.LoadBuiltin()
 		if err != nil {
 			errs = append(errs, err)
-		} else if _, unknown := cat.Select(c.Builtin.Names); len(unknown) > 0 {
+		} else if _, unknown := cat.Select(c.Builtin); len(unknown) > 0 {
 			errs = append(errs, unknownBuiltins(unknown, cat))
 		}
 	}
@@ -253,13 +228,13 @@ func unknownBuiltins(unknown []string, cat metricmapping.Catalog) error {
 // builtinAndInline returns the built-in mappings the config selects and its inline mappings,
 // which run first and last; mapping files and the cluster's objects run between them.
 func (c *Config) builtinAndInline() (builtins, inline []metricmapping.MetricMapping, err error) {
-	if c.Builtin.Enabled {
+	if len(c.Builtin) > 0 {
 		cat, err := metricmapping.LoadBuiltin()
 		if err != nil {
 			return nil, nil, err
 		}
 		var unknown []string
-		if builtins, unknown = cat.Select(c.Builtin.Names); len(unknown) > 0 {
+		if builtins, unknown = cat.Select(c.Builtin); len(unknown) > 0 {
 			return nil, nil, fmt.Errorf("builtin: unknown mapping %q", unknown[0])
 		}
 	}

@@ -40,12 +40,12 @@ func TestLoadConfig(t *testing.T) {
 	cfg, err := loadNamed(t, "")
 	require.NoError(t, err)
 	assert.Equal(t, createDefaultConfig(), cfg)
-	assert.Equal(t, BuiltinSelection{Enabled: true}, cfg.Builtin)
+	assert.Equal(t, []string{"default"}, cfg.Builtin)
 	assert.Equal(t, identity.DefaultKeys, cfg.Identity.Keys)
 
 	cfg, err = loadNamed(t, "all")
 	require.NoError(t, err)
-	assert.Equal(t, BuiltinSelection{Enabled: true, Names: []string{"modelplane-vllm", "modelplane-gpu"}}, cfg.Builtin)
+	assert.Equal(t, []string{"modelplane-vllm", "modelplane-gpu"}, cfg.Builtin)
 	assert.Equal(t, []string{"/etc/otelcol-modelplane/mappings/*.yaml"}, cfg.MappingFiles)
 	assert.Equal(t, 5*time.Second, cfg.ReloadInterval)
 	assert.False(t, cfg.Identity.Enabled)
@@ -58,7 +58,7 @@ func TestLoadConfig(t *testing.T) {
 
 	cfg, err = loadNamed(t, "nobuiltin")
 	require.NoError(t, err)
-	assert.False(t, cfg.Builtin.Enabled)
+	assert.Empty(t, cfg.Builtin)
 }
 
 func TestConfigErrors(t *testing.T) {
@@ -70,7 +70,7 @@ func TestConfigErrors(t *testing.T) {
 		"badbuiltin": `builtin: unknown mapping "modelplane-nope"; want default or some of [modelplane-gateway modelplane-gpu modelplane-gpu-dcgm49 modelplane-nim modelplane-picker modelplane-picker-legacy modelplane-sglang modelplane-vllm]`,
 		// Every unknown name, each with the one it most likely meant.
 		"misspeltbuiltins":     `builtin: unknown mapping "modelplane-vlm" (did you mean "modelplane-vllm"?), unknown mapping "defaults" (did you mean "default"?); want default or some of [`,
-		"badbuiltintype":       `builtin: want true, false or a list of mapping names, got 3`,
+		"badbuiltintype":       `'builtin' source data must be an array or slice, got bool`,
 		"badglob":              `mapping_files[0]: bad glob "/etc/[x.yaml"`,
 		"scrapefilterkeepsall": "scrape_filter: needs drop_unmapped: true",
 		"badauth":              `cluster_mappings::auth_type: want serviceAccount or kubeConfig, got "ServiceAccount"`,

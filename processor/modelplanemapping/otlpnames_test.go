@@ -72,7 +72,7 @@ func TestOTLPNamesMapPushedGatewayMetrics(t *testing.T) {
 	pushed := asPushed(t, scraped)
 
 	cfg := createDefaultConfig()
-	cfg.Builtin = BuiltinSelection{Enabled: true, Names: []string{"modelplane-gateway"}}
+	cfg.Builtin = []string{"modelplane-gateway"}
 	require.NoError(t, cfg.Validate())
 	// The processor works in place: each run gets its own copy.
 	run := func(md pmetric.Metrics) map[string]string {

@@ -51,7 +51,7 @@ func TestOTTLCompilerReproducesAnchorPipeline(t *testing.T) {
 // their file and nothing else.
 func ourChainConfig(t testing.TB) *Config {
 	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
+	cfg.Builtin = nil
 	cfg.MappingFiles = []string{filepath.Join(anchorDir, "modelplane-builtins.yaml")}
 	require.NoError(t, cfg.Validate())
 	return cfg
@@ -119,7 +119,7 @@ func runBoth(t *testing.T, in pmetric.Metrics, ms ...metricmapping.MetricMapping
 	procs["transform/modelplane"] = ottlFromMappings(ms)
 	ref = runReference(t, procs, in)
 	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
+	cfg.Builtin = nil
 	for _, m := range ms {
 		cfg.Mappings = append(cfg.Mappings, InlineMapping{Name: m.Name, Metrics: m.Metrics})
 	}
@@ -194,7 +194,7 @@ func TestDefectUnitsDescriptionsAndExponential(t *testing.T) {
 	procs["transform/modelplane"] = ottlFromMappings(mappings)
 	ref := runReference(t, procs, in)
 	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
+	cfg.Builtin = nil
 	cfg.MappingFiles = []string{filepath.Join(anchorDir, "modelplane-builtins.yaml")}
 	cfg.Mappings = []InlineMapping{{Name: "exp", Metrics: mappings[5].Metrics}}
 	ours := runOnce(t, cfg, in)

@@ -210,7 +210,7 @@ func checkGeneratedParity(t *testing.T, g generated) {
 	ref := runReference(t, procs, g.input)
 
 	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
+	cfg.Builtin = nil
 	for _, m := range g.mappings {
 		cfg.Mappings = append(cfg.Mappings, InlineMapping{Name: m.Name, Metrics: m.Metrics})
 	}
@@ -315,7 +315,7 @@ func TestOverlapsHoldInTheData(t *testing.T) {
 				}
 			}
 			cfg := createDefaultConfig()
-			cfg.Builtin.Enabled = false
+			cfg.Builtin = nil
 			for _, pm := range probe {
 				cfg.Mappings = append(cfg.Mappings, InlineMapping{Name: pm.Name, Metrics: pm.Metrics})
 			}

@@ -45,7 +45,7 @@ spec:
 func mappingFilesOnly(t *testing.T, dir string, interval time.Duration) *Config {
 	t.Helper()
 	cfg := createDefaultConfig()
-	cfg.Builtin.Enabled = false
+	cfg.Builtin = nil
 	cfg.Identity.Enabled = false
 	cfg.ReloadInterval = interval
 	cfg.MappingFiles = []string{filepath.Join(dir, "*.yaml")}
@@ -303,7 +303,7 @@ func TestOverlapWithABuiltinIsWarnedOnce(t *testing.T) {
 	}
 	require.NoError(t, os.WriteFile(path, []byte(doc("")), 0o600)) // before the start: no poll can see it half written
 	cfg := mappingFilesOnly(t, dir, 10*time.Millisecond)
-	cfg.Builtin.Enabled = true
+	cfg.Builtin = []string{"default"}
 	p, err := newProcessor(set, cfg)
 	require.NoError(t, err)
 	require.NoError(t, p.start(context.Background(), componenttest.NewNopHost()))

@@ -174,7 +174,7 @@ spec:
     - {from: nv_inference_queue_duration_us, to: modelplane_request_queue_seconds, fromUnit: Microseconds}
 `), 0o600))
 	doc := oneReceiver(`  modelplane_mapping:
-    builtin: false
+    builtin: []
     scrape_filter: true
     mapping_files: ["`+dir+`/*.yaml"]`, `    metrics: {receivers: [prometheus], processors: [modelplane_mapping], exporters: [debug]}`)
 	rule := relabels(jobs(t, convert(t, doc), "prometheus")[0])[0].(map[string]any)

@@ -31,7 +31,7 @@ spec:
 func watchedConf(dir string) *confmap.Conf {
 	return confmap.NewFromStringMap(map[string]any{
 		"processors": map[string]any{"modelplane_mapping": map[string]any{
-			"builtin": false, "scrape_filter": true, "reload_interval": "10ms",
+			"builtin": []any{}, "scrape_filter": true, "reload_interval": "10ms",
 			"mapping_files": []any{filepath.Join(dir, "*.yaml")},
 		}},
 		"service": map[string]any{"pipelines": map[string]any{"metrics": map[string]any{

@@ -263,10 +263,10 @@ service:
 // builtinValue is the processor's builtin setting for o, as YAML.
 func builtinValue(o Options) string {
 	if o.NoBuiltins {
-		return "false"
+		return "[]"
 	}
 	if len(o.Builtin) == 0 {
-		return "true"
+		return "[default]"
 	}
 	quoted := make([]string, len(o.Builtin))
 	for i, n := range o.Builtin {

@@ -32,7 +32,7 @@ func TestRetrieveWatchesTheMappings(t *testing.T) {
 	cfg := filepath.Join(dir, "config.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte(`processors:
   modelplane_mapping:
-    builtin: false
+    builtin: []
     scrape_filter: true
     reload_interval: 10ms
     mapping_files: [`+filepath.Join(dir, "m*.yaml")+`]
