@@ -4,7 +4,8 @@
 // Package defaultconfig embeds the default configuration of otelcol-modelplane and the
 // overrides that add remote write or OTLP to it, and serves them as the confmap provider of
 // scheme "modelplane": `--config modelplane:default`, and `--config modelplane:default
-// --config modelplane:remote-write` (or `modelplane:otlp`).
+// --config modelplane:remote-write` (or `modelplane:otlp`). It shapes the default to the host:
+// the targets it runs (found by its probe package) and the environment's variables.
 package defaultconfig // import "github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig"
 
 import (
@@ -19,6 +20,8 @@ import (
 
 	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
+
+	"github.com/modelplaneai/otelcol-modelplane/internal/defaultconfig/probe"
 )
 
 // YAML is the embedded default configuration.
@@ -79,7 +82,7 @@ func (p provider) Retrieve(_ context.Context, uri string, watcher confmap.Watche
 		if watcher != nil {
 			reload = func() { watcher(&confmap.ChangeEvent{}) }
 		}
-		r, err := p.retrieveEmbedded(os.LookupEnv, identify, reload)
+		r, err := p.retrieveEmbedded(os.LookupEnv, identifier(probe.New(probe.DefaultTimeout)), reload)
 		if err != nil {
 			return nil, fmt.Errorf("the embedded default (%s): %w", URI, err)
 		}
