@@ -344,7 +344,7 @@ def ours_config(targets, a, sink_port, telemetry_port, run_id):
         "memory_limiter": {"check_interval": "1s", "limit_percentage": 80, "spike_limit_percentage": 20},
         "resource": {"attributes": [{"key": "cluster", "value": CLUSTER, "action": "upsert"},
                                     {"key": "node", "value": NODE, "action": "upsert"}]},
-        "modelplane_mapping": {"builtin": True, "scrape_filter": not a.ours_no_scrape_filter,
+        "modelplane_mapping": {"builtin": ["default"], "scrape_filter": not a.ours_no_scrape_filter,
                                "identity": {"keys": IDENTITY_KEYS}},
         "batch": {"timeout": "1s"},
     }
@@ -672,7 +672,7 @@ def parse_args(argv):
     ap.add_argument("--victoria-metrics", dest="vm", help="victoria-metrics single-node binary (the sink)")
     ap.add_argument("--pages", default=os.path.join(HERE, "..", "..", "testdata", "exposition"),
                     help="folder of the exposition pages (default: testdata/exposition of this repository)")
-    ap.add_argument("--catalog", default=os.path.join("internal", "builtin", "catalog"),
+    ap.add_argument("--catalog", default=os.path.join("processor", "modelplanemapping", "metricmapping", "catalog"),
                     help="the MetricMapping catalog (processor/modelplanemapping/metricmapping/catalog of otelcol-modelplane's source)")
     ap.add_argument("--fleets", default="8x8,64x8", help="comma-separated ExG: E engines (alternating vLLM/SGLang), G GPUs (G/2 dcgm-exporter pages)")
     ap.add_argument("--contestants", default=",".join(CONTESTANTS))
