@@ -14,14 +14,17 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/collector/scraper/scraperhelper"
+
 	"github.com/modelplaneai/otelcol-modelplane/internal/spelling"
 	"github.com/modelplaneai/otelcol-modelplane/internal/units"
 )
 
 // Config of the dcgm receiver.
 type Config struct {
-	// CollectionInterval is how often the GPUs are read.
-	CollectionInterval time.Duration `mapstructure:"collection_interval"`
+	// ControllerConfig is scraperhelper's: collection_interval (how often the GPUs are read),
+	// initial_delay, and timeout, the longest a collection waits for NVML (and a stop for it).
+	scraperhelper.ControllerConfig `mapstructure:",squash"`
 	// RetryInterval is how often a missing NVML library or driver is looked for again.
 	RetryInterval time.Duration `mapstructure:"retry_interval"`
 	// LibraryPath is the NVML library to load; empty lets the dynamic loader find
@@ -54,8 +57,12 @@ const (
 )
 
 func createDefaultConfig() *Config {
+	cc := scraperhelper.NewDefaultControllerConfig()
+	cc.CollectionInterval = 15 * time.Second
+	cc.InitialDelay = 0
+	cc.Timeout = 5 * time.Second
 	return &Config{
-		CollectionInterval: 15 * time.Second,
+		ControllerConfig:   cc,
 		RetryInterval:      time.Minute,
 		Profiling:          ProfilingAuto,
 		PodResourcesSocket: "/var/lib/kubelet/pod-resources/kubelet.sock",
@@ -67,6 +74,10 @@ func (c *Config) Validate() error {
 	var errs []error
 	if err := units.CheckInterval(c.CollectionInterval, "15s"); err != nil {
 		errs = append(errs, fmt.Errorf("collection_interval: %w", err))
+	}
+	if err := units.CheckInterval(c.Timeout, "5s"); err != nil {
+		// Unbounded, a collection stuck in NVML would hold up every stop and reload.
+		errs = append(errs, fmt.Errorf("timeout: %w", err))
 	}
 	if err := units.CheckInterval(c.RetryInterval, "1m"); err != nil {
 		errs = append(errs, fmt.Errorf("retry_interval: %w", err))

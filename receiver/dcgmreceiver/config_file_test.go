@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.opentelemetry.io/collector/scraper/scraperhelper"
 )
 
 // testdata/config.yaml, the README's example of every key, loads and validates.
@@ -20,7 +21,7 @@ func TestLoadConfig(t *testing.T) {
 	for id, want := range map[string]*Config{
 		"dcgm": createDefaultConfig(),
 		"dcgm/all": {
-			CollectionInterval: 10 * time.Second,
+			ControllerConfig:   scraperhelper.ControllerConfig{CollectionInterval: 10 * time.Second, InitialDelay: time.Second, Timeout: 3 * time.Second},
 			RetryInterval:      2 * time.Minute,
 			LibraryPath:        "/usr/local/nvidia/lib64/libnvidia-ml.so.1",
 			Profiling:          "off",

@@ -12,7 +12,8 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/receiver"
-	"go.opentelemetry.io/collector/receiver/receiverhelper"
+	"go.opentelemetry.io/collector/scraper"
+	"go.opentelemetry.io/collector/scraper/scraperhelper"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
@@ -35,20 +36,24 @@ func newFactory(newCol func(*Config, *zap.Logger) collector) receiver.Factory {
 }
 
 func createMetrics(_ context.Context, set receiver.Settings, cfg component.Config, next consumer.Metrics, newCol func(*Config, *zap.Logger) collector) (receiver.Metrics, error) {
-	obsrecv, err := receiverhelper.NewObsReport(receiverhelper.ObsReportSettings{
-		ReceiverID:             set.ID,
-		ReceiverCreateSettings: set,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("dcgm receiver telemetry: %w", err)
-	}
+	r, _, err := newReceiver(set, cfg.(*Config), next, newCol)
+	return r, err
+}
+
+// newReceiver is the receiver, scraperhelper's controller, and the scraper it calls.
+func newReceiver(set receiver.Settings, cfg *Config, next consumer.Metrics, newCol func(*Config, *zap.Logger) collector) (receiver.Metrics, *dcgmScraper, error) {
 	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
 	if err != nil {
-		return nil, fmt.Errorf("dcgm receiver telemetry: %w", err)
+		return nil, nil, fmt.Errorf("dcgm receiver telemetry: %w", err)
 	}
-	return &dcgmReceiver{
-		cfg: cfg.(*Config), logger: set.Logger, next: next, obsrecv: obsrecv, telemetry: tb,
-		newCol: newCol, shutdownWait: shutdownWait,
+	s := &dcgmScraper{
+		cfg: cfg, logger: set.Logger, telemetry: tb, newCol: newCol,
 		idOpts: []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("receiver", set.ID.String())))},
-	}, nil
+	}
+	sc, err := scraper.NewMetrics(s.scrape, scraper.WithStart(s.start), scraper.WithShutdown(s.shutdown))
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := scraperhelper.NewMetricsController(&cfg.ControllerConfig, set, next, scraperhelper.AddMetricsScraper(metadata.Type, sc))
+	return r, s, err
 }

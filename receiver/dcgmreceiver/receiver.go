@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
-	"go.opentelemetry.io/collector/receiver/receiverhelper"
+	"go.opentelemetry.io/collector/scraper/scrapererror"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
@@ -27,17 +26,13 @@ type collector interface {
 	shutdown() error
 }
 
-type dcgmReceiver struct {
-	cfg    *Config
-	logger *zap.Logger
-	next   consumer.Metrics
-	col    collector
-
-	// obsrecv reports the collector's standard receiver counters
-	// (otelcol_receiver_accepted_metric_points, refused); telemetry, this receiver's own.
-	obsrecv   *receiverhelper.ObsReport
+// dcgmScraper is the receiver's scraper; scraperhelper's controller calls it every
+// collection_interval and sends what it returns down the pipeline.
+type dcgmScraper struct {
+	cfg       *Config
+	logger    *zap.Logger
 	telemetry *metadata.TelemetryBuilder
-	// idOpts labels this receiver's own measurements with its ID, as obsrecv does.
+	// idOpts labels this receiver's own measurements with its ID, as the controller does.
 	idOpts []metric.RecordOption
 
 	// series ends with a staleness marker each series a collection no longer holds.
@@ -47,138 +42,118 @@ type dcgmReceiver struct {
 	exporter  *exporterProbe
 	deferring bool
 
-	cancel context.CancelFunc
-	done   sync.WaitGroup
-
-	// newCol makes the collector at Start (newCollector, or a test's); shutdownWait bounds how
-	// long Shutdown waits for a collection in flight, whose NVML call may not answer.
-	newCol       func(*Config, *zap.Logger) collector
-	shutdownWait time.Duration
+	// newCol makes the collector at start (newCollector, or a test's).
+	newCol func(*Config, *zap.Logger) collector
+	col    collector
+	// stuck is a collection that outlasted timeout, still in an NVML call; collections wait
+	// for its result. running counts the collections' goroutines.
+	stuck   chan collection
+	running sync.WaitGroup
 }
 
-func (r *dcgmReceiver) Start(_ context.Context, _ component.Host) error {
-	r.col = r.newCol(r.cfg, r.logger)
-	r.series = newSeriesSet()
-	if r.cfg.DeferToExporter != "" {
-		r.exporter = newExporterProbe(r.cfg.DeferToExporter, r.cfg.CollectionInterval)
+// collection is what one call of the collector returned.
+type collection struct {
+	md   pmetric.Metrics
+	gpus int
+	err  error
+}
+
+func (s *dcgmScraper) start(context.Context, component.Host) error {
+	s.col = s.newCol(s.cfg, s.logger)
+	s.series = newSeriesSet()
+	if s.cfg.DeferToExporter != "" {
+		s.exporter = newExporterProbe(s.cfg.DeferToExporter, s.cfg.CollectionInterval)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r.cancel = cancel
-	r.done.Add(1)
-	go r.run(ctx)
 	return nil
 }
 
-func (r *dcgmReceiver) run(ctx context.Context) {
-	defer r.done.Done()
-	t := time.NewTicker(r.cfg.CollectionInterval)
-	defer t.Stop()
-	r.collectOnce(ctx, time.Now())
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			r.collectOnce(ctx, now)
-		}
+func (s *dcgmScraper) scrape(ctx context.Context) (pmetric.Metrics, error) {
+	now := time.Now()
+	if s.stuck != nil && !s.unstuck() {
+		return pmetric.NewMetrics(), nil // still waiting; said so once
 	}
+	if s.deferToExporter(ctx) {
+		// No GPU read: the series of the last collection end here, as the exporter's begin.
+		md := pmetric.NewMetrics()
+		s.telemetry.ReceiverDcgmGpus.Record(ctx, 0, s.idOpts...)
+		s.series.endMissing(md, pcommon.NewTimestampFromTime(now))
+		return md, nil
+	}
+	// NVML calls cannot be interrupted, and one on a GPU in a bad state (fallen off the bus,
+	// a wedged driver) can block for minutes: the collection runs apart, and is left to
+	// finish alone once it outlasts the scrape's timeout, so that a stop does not wait on it.
+	began := time.Now()
+	done := make(chan collection, 1)
+	s.running.Go(func() {
+		md, gpus, err := s.col.collect(ctx, now)
+		done <- collection{md, gpus, err}
+	})
+	var c collection
+	select {
+	case c = <-done:
+	case <-ctx.Done():
+		s.stuck = done
+		s.logger.Warn("A GPU collection has run for longer than timeout: NVML is not answering (a GPU in a bad state, or the driver); no GPU metrics until it does",
+			zap.Duration("timeout", s.cfg.Timeout))
+		return pmetric.NewMetrics(), nil
+	}
+	s.telemetry.ReceiverDcgmCollectionDuration.Record(ctx, time.Since(began).Seconds(), s.idOpts...)
+	s.telemetry.ReceiverDcgmGpus.Record(ctx, int64(c.gpus), s.idOpts...)
+	s.series.endMissing(c.md, pcommon.NewTimestampFromTime(now))
+	if c.err != nil {
+		// What was read still goes on; the controller logs the error and counts it.
+		return c.md, scrapererror.NewPartialScrapeError(c.err, 0)
+	}
+	return c.md, nil
 }
 
-func (r *dcgmReceiver) collectOnce(ctx context.Context, now time.Time) {
-	var md pmetric.Metrics
-	if r.deferToExporter(ctx) {
-		// No GPU read: the series of the last collection end here, as the exporter's begin.
-		md = pmetric.NewMetrics()
-		r.telemetry.ReceiverDcgmGpus.Record(ctx, 0, r.idOpts...)
-	} else {
-		began := time.Now()
-		// NVML calls cannot be interrupted, and one on a GPU in a bad state (fallen off the
-		// bus, a wedged driver) can block for minutes: say so while it does.
-		slow := time.AfterFunc(r.cfg.CollectionInterval, func() {
-			r.logger.Warn("A GPU collection has run for longer than collection_interval: NVML is not answering (a GPU in a bad state, or the driver); no GPU metrics until it does",
-				zap.Duration("collection_interval", r.cfg.CollectionInterval))
-		})
-		var gpus int
-		var err error
-		md, gpus, err = r.col.collect(ctx, now)
-		if !slow.Stop() {
-			r.logger.Info("The slow GPU collection returned", zap.Duration("after", time.Since(began)))
-		}
-		if ctx.Err() != nil {
-			return // stopped while NVML did not answer: the pipeline is gone
-		}
-		r.telemetry.ReceiverDcgmCollectionDuration.Record(ctx, time.Since(began).Seconds(), r.idOpts...)
-		r.telemetry.ReceiverDcgmGpus.Record(ctx, int64(gpus), r.idOpts...)
-		if err != nil {
-			r.logger.Warn("GPU collection failed", zap.Error(err))
-		}
-	}
-	r.series.endMissing(md, pcommon.NewTimestampFromTime(now))
-	// Counted before the pipeline takes the batch: processors may move or drop its points.
-	points := md.DataPointCount()
-	if points == 0 {
-		return
-	}
-	opCtx := r.obsrecv.StartMetricsOp(ctx)
-	err := r.next.ConsumeMetrics(opCtx, md)
-	r.obsrecv.EndMetricsOp(opCtx, "nvml", points, err)
-	if err != nil {
-		// Counted as refused points above; the next collection reads the GPUs afresh.
-		r.logger.Debug("Next consumer refused GPU metrics", zap.Error(err))
+// unstuck reports whether the collection that outlasted its timeout has returned, dropping
+// what it read late.
+func (s *dcgmScraper) unstuck() bool {
+	select {
+	case <-s.stuck:
+		s.stuck = nil
+		s.logger.Info("The slow GPU collection returned; collections resume")
+		return true
+	default:
+		return false
 	}
 }
 
 // deferToExporter reports whether a dcgm-exporter at defer_to_exporter answers, so that this
 // collection reads no GPU, and says so when that changes.
-func (r *dcgmReceiver) deferToExporter(ctx context.Context) bool {
-	if r.exporter == nil {
+func (s *dcgmScraper) deferToExporter(ctx context.Context) bool {
+	if s.exporter == nil {
 		return false
 	}
-	answers, why := r.exporter.answers(ctx)
+	answers, why := s.exporter.answers(ctx)
 	switch {
-	case answers && !r.deferring:
-		r.col.pause()
-		r.logger.Info("A dcgm-exporter serves this host's GPUs: the dcgm receiver reads none while it answers, so that each GPU is reported once",
-			zap.String("defer_to_exporter", r.cfg.DeferToExporter))
-	case !answers && r.deferring:
-		r.logger.Info("The dcgm-exporter no longer answers: the dcgm receiver reads the GPUs again",
-			zap.String("defer_to_exporter", r.cfg.DeferToExporter), zap.String("reason", why))
+	case answers && !s.deferring:
+		s.col.pause()
+		s.logger.Info("A dcgm-exporter serves this host's GPUs: the dcgm receiver reads none while it answers, so that each GPU is reported once",
+			zap.String("defer_to_exporter", s.cfg.DeferToExporter))
+	case !answers && s.deferring:
+		s.logger.Info("The dcgm-exporter no longer answers: the dcgm receiver reads the GPUs again",
+			zap.String("defer_to_exporter", s.cfg.DeferToExporter), zap.String("reason", why))
 	}
-	r.deferring = answers
+	s.deferring = answers
 	deferred := int64(0)
 	if answers {
 		deferred = 1
 	}
-	r.telemetry.ReceiverDcgmDeferred.Record(ctx, deferred, r.idOpts...)
+	s.telemetry.ReceiverDcgmDeferred.Record(ctx, deferred, s.idOpts...)
 	return answers
 }
 
-// shutdownWait bounds how long Shutdown waits for a collection in flight: an NVML call that
-// does not answer would otherwise hold up the collector's shutdown, and every reload.
-const shutdownWait = 5 * time.Second
-
-func (r *dcgmReceiver) Shutdown(ctx context.Context) error {
-	if r.cancel == nil {
+func (s *dcgmScraper) shutdown(context.Context) error {
+	s.telemetry.Shutdown()
+	if s.col == nil {
 		return nil
 	}
-	r.cancel()
-	stopped := make(chan struct{})
-	go func() { r.done.Wait(); close(stopped) }()
-	wait := time.NewTimer(r.shutdownWait)
-	defer wait.Stop()
-	select {
-	case <-wait.C:
-	case <-ctx.Done():
-	case <-stopped:
-	}
-	r.telemetry.Shutdown()
-	select {
-	case <-stopped: // also where it stopped as the wait ended
-		return r.col.shutdown()
-	default:
-		// The collection sends nothing once it returns (its context is cancelled), and NVML
-		// is not shut down under a call still in it.
-		r.logger.Error("Stopped while a GPU collection waits for NVML, which does not answer; leaving it behind")
+	if s.stuck != nil && !s.unstuck() {
+		// NVML is not shut down under a call still in it; what the call returns goes nowhere.
+		s.logger.Error("Stopped while a GPU collection waits for NVML, which does not answer; leaving it behind")
 		return nil
 	}
+	return s.col.shutdown()
 }

@@ -588,7 +588,7 @@ func TestReceiverLifecycle(t *testing.T) {
 }
 
 // A GPU whose NVML calls stop answering (fallen off the bus, a wedged driver): the receiver
-// says so once a collection outlasts the interval, and stops within shutdownWait instead of
+// says so once a collection outlasts its timeout, and stops at once instead of
 // holding up the collector's shutdown and every reload; the collection, when NVML answers at
 // last, sends nothing into the stopped pipeline.
 func TestShutdownWhileNVMLHangs(t *testing.T) {
@@ -603,7 +603,6 @@ func TestShutdownWhileNVMLHangs(t *testing.T) {
 		}
 		return temp(s)
 	}
-	f := withNVML(node)
 
 	cfg := testConfig(t)
 	cfg.CollectionInterval = 20 * time.Millisecond
@@ -611,13 +610,13 @@ func TestShutdownWhileNVMLHangs(t *testing.T) {
 	set := receivertest.NewNopSettings(metadata.Type)
 	set.Logger = zap.New(core)
 	sink := new(consumertest.MetricsSink)
-	r, err := f.CreateMetrics(context.Background(), set, cfg, sink)
+	cfg.Timeout = 200 * time.Millisecond
+	r, s, err := newReceiver(set, cfg, sink, func(cfg *Config, logger *zap.Logger) collector { return newNVMLCollector(cfg, logger, node) })
 	require.NoError(t, err)
-	r.(*dcgmReceiver).shutdownWait = 200 * time.Millisecond
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	<-hung
 	require.Eventually(t, func() bool {
-		return logs.FilterMessageSnippet("longer than collection_interval: NVML is not answering").Len() == 1
+		return logs.FilterMessageSnippet("longer than timeout: NVML is not answering").Len() == 1
 	}, 5*time.Second, 10*time.Millisecond)
 
 	stopped := make(chan error)
@@ -632,7 +631,7 @@ func TestShutdownWhileNVMLHangs(t *testing.T) {
 	assert.Equal(t, 1, logs.FilterMessageSnippet("waits for NVML, which does not answer").Len())
 	sent := len(sink.AllMetrics())
 	close(release)
-	r.(*dcgmReceiver).done.Wait() // the collection left behind returns
+	s.running.Wait() // the collection left behind returns
 	assert.Len(t, sink.AllMetrics(), sent, "nothing sent after the stop")
 }
 

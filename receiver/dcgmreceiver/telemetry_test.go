@@ -68,7 +68,7 @@ func TestTelemetryAccepted(t *testing.T) {
 
 	id := attribute.NewSet(attribute.String("receiver", "dcgm"))
 	metadatatest.AssertEqualReceiverDcgmGpus(t, tel, []metricdata.DataPoint[int64]{{Value: 2, Attributes: id}},
-		metricdatatest.IgnoreTimestamp())
+		metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
 	m, err := tel.GetMetric("otelcol_receiver_dcgm_collection_duration")
 	require.NoError(t, err)
 	h, ok := m.Data.(metricdata.Histogram[float64])
