@@ -13,6 +13,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/textparse"
 )
 
 // Page is a parsed exposition: its lines, with the samples that advance marked.
@@ -22,85 +25,57 @@ type Page struct {
 
 type line struct {
 	text     string // the whole line when it does not advance, else the part before the value
-	value    float64
-	integer  bool // the value was written as an integer, so it stays one
+	sample   bool
+	value    float64 // a sample's
+	integer  bool    // the value was written as an integer, so it stays one
 	advances bool
 	suffix   string // what follows the value (a timestamp), with its leading space
 }
 
 // Parse reads a Prometheus text exposition.
-func Parse(data []byte) Page {
+func Parse(data []byte) (Page, error) {
+	read, err := readLines(data)
+	if err != nil {
+		return Page{}, err
+	}
 	var p Page
-	types := map[string]string{}
-	for _, raw := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
-		if strings.HasPrefix(raw, "# TYPE ") {
-			if f := strings.Fields(raw); len(f) == 4 {
-				types[f[2]] = f[3]
-			}
+	types := map[string]model.MetricType{}
+	for _, l := range read {
+		if l.entry == textparse.EntryType {
+			types[l.name] = l.typ
 		}
-		if raw == "" || raw[0] == '#' {
-			p.lines = append(p.lines, line{text: raw})
+		if l.entry != textparse.EntrySeries {
+			p.lines = append(p.lines, line{text: l.text})
 			continue
 		}
-		name, valueStart := sampleName(raw)
-		rest := raw[valueStart:]
-		valueText, suffix := rest, ""
-		if i := strings.IndexByte(rest, ' '); i >= 0 {
-			valueText, suffix = rest[:i], rest[i:]
+		valueText, suffix, _ := strings.Cut(l.text[l.valueAt:], " ")
+		if suffix != "" {
+			suffix = " " + suffix
 		}
-		v, err := strconv.ParseFloat(valueText, 64)
-		if err != nil || !advances(name, types) || math.IsNaN(v) {
-			p.lines = append(p.lines, line{text: raw})
+		if !advances(l.name, types) || math.IsNaN(l.value) {
+			p.lines = append(p.lines, line{text: l.text, sample: true, value: l.value})
 			continue
 		}
 		p.lines = append(p.lines, line{
-			text:     raw[:valueStart],
-			value:    v,
-			integer:  !strings.ContainsAny(valueText, ".eE") || v == math.Trunc(v) && strings.HasSuffix(valueText, ".0"),
+			text:     l.text[:l.valueAt],
+			sample:   true,
+			value:    l.value,
+			integer:  !strings.ContainsAny(valueText, ".eE") || l.value == math.Trunc(l.value) && strings.HasSuffix(valueText, ".0"),
 			advances: true,
 			suffix:   suffix,
 		})
 	}
-	return p
-}
-
-// sampleName returns the metric name of a sample line and where its value starts.
-func sampleName(s string) (string, int) {
-	end := strings.IndexAny(s, "{ ")
-	if end < 0 {
-		return s, len(s)
-	}
-	name := s[:end]
-	i := end
-	if s[i] == '{' {
-		inQuote := false
-		for i++; i < len(s); i++ {
-			switch {
-			case inQuote && s[i] == '\\':
-				i++
-			case s[i] == '"':
-				inQuote = !inQuote
-			case !inQuote && s[i] == '}':
-				goto closed
-			}
-		}
-	closed:
-		i++
-	}
-	for i < len(s) && s[i] == ' ' {
-		i++
-	}
-	return name, i
+	return p, nil
 }
 
 // advances reports whether a sample grows over time: a counter, or a histogram's or
 // summary's buckets, count and sum; never a _created timestamp or a quantile.
-func advances(name string, types map[string]string) bool {
+func advances(name string, types map[string]model.MetricType) bool {
 	if strings.HasSuffix(name, "_created") {
 		return false
 	}
 	if t, ok := types[name]; ok {
-		return t == "counter"
+		return t == model.MetricTypeCounter
 	}
 	for _, suf := range []string{"_total", "_bucket", "_count", "_sum"} {
 		base, ok := strings.CutSuffix(name, suf)
@@ -108,11 +83,11 @@ func advances(name string, types map[string]string) bool {
 			continue
 		}
 		switch types[base] {
-		case "counter":
+		case model.MetricTypeCounter:
 			return suf == "_total"
-		case "histogram":
+		case model.MetricTypeHistogram:
 			return suf != "_total"
-		case "summary":
+		case model.MetricTypeSummary:
 			return suf == "_count" || suf == "_sum"
 		}
 	}
@@ -152,13 +127,7 @@ func (p Page) Value(prefix string, round int) (float64, bool) {
 			continue
 		}
 		if !l.advances {
-			_, i := sampleName(l.text)
-			rest := l.text[i:]
-			if j := strings.IndexByte(rest, ' '); j >= 0 {
-				rest = rest[:j]
-			}
-			v, err := strconv.ParseFloat(rest, 64)
-			return v, err == nil
+			return l.value, l.sample
 		}
 		v := l.value * (1 + float64(round)/100)
 		if l.integer {

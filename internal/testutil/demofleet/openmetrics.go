@@ -8,6 +8,10 @@ import (
 	"fmt"
 	"mime"
 	"strings"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/textparse"
 )
 
 // ContentTypeOpenMetrics is what Python's prometheus_client answers with when a scraper asks
@@ -40,18 +44,15 @@ func OpenMetrics(text []byte) ([]byte, error) {
 		f := fams[i]
 		name, typ := f.name, f.typ
 		var created *family
-		switch typ {
-		case "counter":
+		if typ == model.MetricTypeCounter {
 			base, ok := strings.CutSuffix(name, "_total")
 			if !ok {
 				return nil, fmt.Errorf("counter %s: prometheus_client names every counter ..._total in the text format", name)
 			}
 			name = base
-		case "untyped":
-			typ = "unknown"
 		}
-		if (typ == "counter" || typ == "histogram" || typ == "summary") && i+1 < len(fams) &&
-			fams[i+1].name == name+"_created" && fams[i+1].typ == "gauge" {
+		if (typ == model.MetricTypeCounter || typ == model.MetricTypeHistogram || typ == model.MetricTypeSummary) && i+1 < len(fams) &&
+			fams[i+1].name == name+"_created" && fams[i+1].typ == model.MetricTypeGauge {
 			created = &fams[i+1]
 			i++
 		}
@@ -64,25 +65,19 @@ func OpenMetrics(text []byte) ([]byte, error) {
 		var order []string
 		children := map[string][]string{}
 		for _, s := range f.samples {
-			key, err := childKey(s)
-			if err != nil {
-				return nil, fmt.Errorf("family %s: %w", f.name, err)
-			}
+			key := childKey(s)
 			if _, seen := children[key]; !seen {
 				order = append(order, key)
 			}
-			children[key] = append(children[key], s)
+			children[key] = append(children[key], s.text)
 		}
 		if created != nil {
 			for _, s := range created.samples {
-				key, err := childKey(s)
-				if err != nil {
-					return nil, fmt.Errorf("family %s: %w", created.name, err)
-				}
+				key := childKey(s)
 				if _, seen := children[key]; !seen {
-					return nil, fmt.Errorf("family %s: %q has no series in %s", created.name, s, f.name)
+					return nil, fmt.Errorf("family %s: %q has no series in %s", created.name, s.text, f.name)
 				}
-				children[key] = append(children[key], s)
+				children[key] = append(children[key], s.text)
 			}
 		}
 		for _, key := range order {
@@ -100,73 +95,44 @@ var helpQuotes = strings.NewReplacer(`"`, `\"`)
 
 // family is one metric family of a text page: its HELP text, type and sample lines.
 type family struct {
-	name, help, typ string
-	samples         []string
+	name, help string
+	typ        model.MetricType
+	samples    []pageLine
 }
 
 // splitFamilies reads a text page family by family. prometheus_client writes HELP, then
 // TYPE, then the samples of each family.
 func splitFamilies(text []byte) ([]family, error) {
+	lines, err := readLines(text)
+	if err != nil {
+		return nil, err
+	}
 	var fams []family
-	for _, line := range strings.Split(strings.TrimRight(string(text), "\n"), "\n") {
-		switch {
-		case line == "":
-		case strings.HasPrefix(line, "# HELP "):
-			name, help, _ := strings.Cut(strings.TrimPrefix(line, "# HELP "), " ")
-			fams = append(fams, family{name: name, help: help})
-		case strings.HasPrefix(line, "# TYPE "):
-			f := strings.Fields(line)
-			if len(f) != 4 {
-				return nil, fmt.Errorf("malformed TYPE line %q", line)
+	for _, l := range lines {
+		switch l.entry {
+		case textparse.EntryHelp:
+			// The HELP text as written: OpenMetrics escapes what the text format does not.
+			_, help, _ := strings.Cut(strings.TrimPrefix(l.text, "# HELP "+l.name), " ")
+			fams = append(fams, family{name: l.name, help: help})
+		case textparse.EntryType:
+			if n := len(fams); n == 0 || fams[n-1].name != l.name || fams[n-1].typ != "" {
+				fams = append(fams, family{name: l.name})
 			}
-			if n := len(fams); n == 0 || fams[n-1].name != f[2] || fams[n-1].typ != "" {
-				fams = append(fams, family{name: f[2]})
-			}
-			fams[len(fams)-1].typ = f[3]
-		case line[0] == '#':
-		default:
+			fams[len(fams)-1].typ = l.typ
+		case textparse.EntrySeries:
 			if len(fams) == 0 || fams[len(fams)-1].typ == "" {
-				return nil, fmt.Errorf("sample %q before any TYPE line", line)
+				return nil, fmt.Errorf("sample %q before any TYPE line", l.text)
 			}
-			fams[len(fams)-1].samples = append(fams[len(fams)-1].samples, line)
+			fams[len(fams)-1].samples = append(fams[len(fams)-1].samples, l)
 		}
 	}
 	return fams, nil
 }
 
-// childKey identifies the series a sample belongs to: its labels without `le` and
+// childKey identifies the series a sample belongs to: its labels without the name, `le` and
 // `quantile`, which tell a histogram's buckets and a summary's quantiles apart.
-func childKey(sample string) (string, error) {
-	open := strings.IndexByte(sample, '{')
-	if open < 0 {
-		return "", nil
-	}
-	var key strings.Builder
-	rest := sample[open+1:]
-	for {
-		rest = strings.TrimLeft(rest, ", ")
-		if strings.HasPrefix(rest, "}") {
-			return key.String(), nil
-		}
-		eq := strings.IndexByte(rest, '=')
-		if eq < 0 || len(rest) < eq+2 || rest[eq+1] != '"' {
-			return "", fmt.Errorf("malformed labels in %q", sample)
-		}
-		name := rest[:eq]
-		// The value runs to the first quote not escaped by a backslash.
-		end := eq + 2
-		for ; end < len(rest) && rest[end] != '"'; end++ {
-			if rest[end] == '\\' {
-				end++
-			}
-		}
-		if end >= len(rest) {
-			return "", fmt.Errorf("unterminated label value in %q", sample)
-		}
-		if name != "le" && name != "quantile" {
-			key.WriteString(rest[:end+1])
-			key.WriteByte(',')
-		}
-		rest = rest[end+1:]
-	}
+func childKey(l pageLine) string {
+	b := labels.NewBuilder(l.labels)
+	b.Del(model.MetricNameLabel, model.BucketLabel, model.QuantileLabel)
+	return b.Labels().String()
 }

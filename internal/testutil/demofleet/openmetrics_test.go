@@ -59,7 +59,9 @@ func TestOpenMetricsHoldsTheTextPagesSeries(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "exposition", file))
 			require.NoError(t, err)
-			text := Parse(data).Render(3)
+			page, err := Parse(data)
+			require.NoError(t, err)
+			text := page.Render(3)
 			om, err := OpenMetrics(text)
 			require.NoError(t, err)
 
@@ -151,7 +153,7 @@ func TestOpenMetricsRefusesWhatPrometheusClientNeverWrites(t *testing.T) {
 		"# TYPE req counter\nreq 1\n": "counter req",
 		"req_total 1\n":               "before any TYPE line",
 		"# TYPE a_total counter\na_total{x=\"1\"} 1\n# TYPE a_created gauge\na_created{x=\"2\"} 1\n": `has no series in a_total`,
-		"# TYPE a gauge\na{x=\"1} 1\n": "unterminated label value",
+		"# TYPE a gauge\na{x=\"1} 1\n": "line 2: expected label value",
 	} {
 		_, err := OpenMetrics([]byte(page))
 		if assert.Error(t, err, page) {

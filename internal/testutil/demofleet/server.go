@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 )
@@ -47,7 +46,11 @@ func NewEngine(name, addr, file string) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("demo engine %s: %w", name, err)
 	}
-	return &Engine{Name: name, Addr: addr, page: Parse(data)}, nil
+	page, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("demo engine %s: %s: %w", name, file, err)
+	}
+	return &Engine{Name: name, Addr: addr, page: page}, nil
 }
 
 // Start listens and serves until Stop.
@@ -69,7 +72,12 @@ func (e *Engine) Start() error {
 		e.round++
 		e.mu.Unlock()
 		if e.Keep != nil && r.URL.Query().Get("only") == "kept" {
-			body = keepLines(body, e.Keep)
+			kept, err := keepLines(body, e.Keep)
+			if err != nil {
+				http.Error(w, fmt.Sprintf("demo engine %s: %v", e.Name, err), http.StatusInternalServerError)
+				return
+			}
+			body = kept
 		}
 		contentType := "text/plain; version=0.0.4; charset=utf-8"
 		if e.OpenMetrics && AcceptsOpenMetrics(r.Header.Get("Accept")) {
@@ -89,24 +97,18 @@ func (e *Engine) Start() error {
 }
 
 // keepLines returns the lines of page whose metric name keep accepts.
-func keepLines(page []byte, keep func(string) bool) []byte {
+func keepLines(page []byte, keep func(string) bool) ([]byte, error) {
+	lines, err := readLines(page)
+	if err != nil {
+		return nil, err
+	}
 	var out []byte
-	for _, line := range strings.SplitAfter(string(page), "\n") {
-		var name string
-		if strings.HasPrefix(line, "#") {
-			f := strings.Fields(line) // # HELP name ... or # TYPE name type
-			if len(f) < 3 {
-				continue
-			}
-			name = f[2]
-		} else {
-			name, _ = sampleName(line)
-		}
-		if keep(name) {
-			out = append(out, line...)
+	for _, l := range lines {
+		if l.name != "" && keep(l.name) {
+			out = append(append(out, l.text...), '\n')
 		}
 	}
-	return out
+	return out, nil
 }
 
 // Rounds is how many scrapes the engine has served.
