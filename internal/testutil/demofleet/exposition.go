@@ -68,6 +68,15 @@ func Parse(data []byte) (Page, error) {
 	return p, nil
 }
 
+// verbatim is a page served as it is: nothing in it advances.
+func verbatim(data []byte) Page {
+	var p Page
+	for _, l := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		p.lines = append(p.lines, line{text: l})
+	}
+	return p
+}
+
 // advances reports whether a sample grows over time: a counter, or a histogram's or
 // summary's buckets, count and sum; never a _created timestamp or a quantile.
 func advances(name string, types map[string]model.MetricType) bool {

@@ -6,9 +6,13 @@ package demofleet
 import (
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestKeepServesOnlyKeptLinesWhenAsked(t *testing.T) {
@@ -47,4 +51,13 @@ func TestKeepServesOnlyKeptLinesWhenAsked(t *testing.T) {
 	if whole := get(""); !strings.Contains(whole, "vllm:num_requests_waiting{") || len(whole) < 10*len(kept) {
 		t.Errorf("a scrape without ?only=kept should get the whole page (%d bytes, kept %d)", len(whole), len(kept))
 	}
+}
+
+// A page the parser refuses is served as it is, as a broken target would serve it.
+func TestAnUnreadablePageIsServedAsItIs(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "garbage.prom")
+	require.NoError(t, os.WriteFile(file, []byte("<html>not {{{ an exposition\n"), 0o600))
+	e, err := NewEngine("bad", "127.0.0.1:0", file)
+	require.NoError(t, err)
+	assert.Equal(t, "<html>not {{{ an exposition\n", string(e.Page().Render(5)))
 }
