@@ -349,7 +349,7 @@ def ours_config(targets, a, sink_port, telemetry_port, run_id):
         "batch": {"timeout": "1s"},
     }
     return {
-        "receivers": {"prometheus": {"config": {
+        "receivers": {a.ours_receiver: {"config": {
             "global": {"scrape_interval": "%gs" % a.interval, "scrape_timeout": "%gs" % a.timeout},
             "scrape_configs": scrape_jobs(targets, a.interval, a.timeout, [])}}},
         "processors": processors,
@@ -367,7 +367,7 @@ def ours_config(targets, a, sink_port, telemetry_port, run_id):
         "service": {
             "telemetry": {"metrics": {"readers": [{"pull": {"exporter": {"prometheus": {
                 "host": "127.0.0.1", "port": telemetry_port}}}}]}},
-            "pipelines": {"metrics": {"receivers": ["prometheus"],
+            "pipelines": {"metrics": {"receivers": [a.ours_receiver],
                                       "processors": list(processors),
                                       "exporters": ["prometheus_remote_write"]}}},
     }
@@ -685,6 +685,8 @@ def parse_args(argv):
     ap.add_argument("--startup-timeout", type=float, default=90.0)
     ap.add_argument("--ours-no-scrape-filter", action="store_true",
                     help="run ours with scrape_filter: false (the embedded default has it on)")
+    ap.add_argument("--ours-receiver", default="node_scrape", choices=["node_scrape", "prometheus"],
+                    help="the receiver ours scrapes with (the embedded default's: node_scrape)")
     ap.add_argument("--workdir", help="parent of the temporary folder (default: the system's)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (configs, logs, sink data)")
     ap.add_argument("--out", help="also append the report to this file")
@@ -767,7 +769,8 @@ def main(argv):
         out("- started %s on %d CPUs; interval %gs, timeout %gs, window %gs, %d repetition(s), fleets %s"
             % (time.strftime("%Y-%m-%d %H:%M:%S %Z"), os.cpu_count(), a.interval, a.timeout,
                a.window, a.reps, a.fleets))
-        out("- ours: %s (scrape_filter %s)" % (version(a.ours, ["--version"]), "off" if a.ours_no_scrape_filter else "on"))
+        out("- ours: %s (%s receiver, scrape_filter %s)" % (version(a.ours, ["--version"]), a.ours_receiver,
+                                                           "off" if a.ours_no_scrape_filter else "on"))
         if "vmagent" in a.contestants:
             out("- vmagent: %s" % version(a.vmagent, ["-version"]))
         if "prom" in a.contestants:

@@ -9,6 +9,7 @@ import (
 	batchprocessor "github.com/modelplaneai/otelcol-modelplane/processor/batchprocessor"
 	modelplanemapping "github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 	dcgmreceiver "github.com/modelplaneai/otelcol-modelplane/receiver/dcgmreceiver"
+	nodescrapereceiver "github.com/modelplaneai/otelcol-modelplane/receiver/nodescrapereceiver"
 	prometheusreceiver "github.com/modelplaneai/otelcol-modelplane/receiver/prometheusreceiver"
 	prometheusexporter "github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusexporter"
 	bearertokenauthextension "github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
@@ -67,6 +68,7 @@ func components() (otelcol.Factories, error) {
 
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
 		prometheusreceiver.NewFactory(),
+		nodescrapereceiver.NewFactory(),
 		otlpreceiver.NewFactory(),
 		dcgmreceiver.NewFactory(),
 	)
@@ -75,6 +77,7 @@ func components() (otelcol.Factories, error) {
 	}
 	factories.ReceiverModules = makeModulesMap(factories.Receivers, map[component.Type]string{
 		prometheusreceiver.NewFactory().Type(): "github.com/modelplaneai/otelcol-modelplane v0.0.0",
+		nodescrapereceiver.NewFactory().Type(): "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 		otlpreceiver.NewFactory().Type():       "go.opentelemetry.io/collector/receiver/otlpreceiver v0.165.0",
 		dcgmreceiver.NewFactory().Type():       "github.com/modelplaneai/otelcol-modelplane v0.0.0",
 	})

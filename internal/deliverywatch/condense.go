@@ -293,3 +293,24 @@ func text(f zapcore.Field) string {
 	}
 	return fmt.Sprint(f.Integer)
 }
+
+// FailedScrape is the warning of a scrape whose up is 0, with the target's labels
+// (target_labels) and the reason (error), as the Prometheus receiver words it.
+const FailedScrape = "Failed to scrape Prometheus endpoint"
+
+// FailedScrapeRepeat is how long the same failure of a target is held before a line counts
+// it: an engine that loads a large model answers no scrape for 10 to 20 minutes, which is a
+// few lines instead of one every interval.
+const FailedScrapeRepeat = 5 * time.Minute
+
+// FailedScrapes condenses a scraping receiver's failed-scrape lines, held up to every.
+func FailedScrapes(every time.Duration, now func() time.Time) *Condenser {
+	return NewCondenser(RepeatRule{
+		Message: FailedScrape,
+		Subject: "target_labels",
+		Cause:   "error",
+		Every:   every,
+		Note: fmt.Sprintf("while this target fails for the same reason, its failed scrapes are logged once every %s, "+
+			"with how many there were; otelcol_processor_modelplane_mapping_scrapes_failed counts each one", every),
+	}, now)
+}

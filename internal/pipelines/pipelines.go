@@ -51,6 +51,10 @@ func Metrics(conf *confmap.Conf) []Pipeline {
 // IsType tells whether the component or pipeline ID id (TYPE or TYPE/NAME) is of type typ.
 func IsType(id, typ string) bool { return id == typ || strings.HasPrefix(id, typ+"/") }
 
+// IsScraper reports whether a receiver ID names a receiver that takes a Prometheus scrape
+// configuration under `config` (node_scrape, prometheus).
+func IsScraper(id string) bool { return IsType(id, "node_scrape") || IsType(id, "prometheus") }
+
 // Strings returns the strings of a raw list, leaving out anything else.
 func Strings(v any) []string {
 	list, _ := v.([]any)

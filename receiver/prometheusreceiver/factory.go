@@ -10,7 +10,6 @@ package prometheusreceiver // import "github.com/modelplaneai/otelcol-modelplane
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	contrib "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/prometheusreceiver"
@@ -21,18 +20,9 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 )
 
-// failedScrape is the receiver's warning for a scrape whose up is 0, with the target's
-// labels (target_labels) and, where Prometheus gave one, the reason (error).
-const failedScrape = "Failed to scrape Prometheus endpoint"
-
-// repeatEvery is how long the same failure of a target is held before a line counts it:
-// an engine that loads a large model answers no scrape for 10 to 20 minutes, which is a
-// few lines instead of one every interval.
-const repeatEvery = 5 * time.Minute
-
 // NewFactory returns the factory of the prometheus receiver.
 func NewFactory() receiver.Factory {
-	return newFactory(repeatEvery, time.Now)
+	return newFactory(deliverywatch.FailedScrapeRepeat, time.Now)
 }
 
 // newFactory condenses the failed-scrape lines of every by the clock now (tests set both).
@@ -40,14 +30,7 @@ func newFactory(repeatEvery time.Duration, now func() time.Time) receiver.Factor
 	f := contrib.NewFactory()
 	return receiver.NewFactory(f.Type(), func() component.Config { return createDefaultConfig(f) },
 		receiver.WithMetrics(func(ctx context.Context, set receiver.Settings, cfg component.Config, next consumer.Metrics) (receiver.Metrics, error) {
-			c := deliverywatch.NewCondenser(deliverywatch.RepeatRule{
-				Message: failedScrape,
-				Subject: "target_labels",
-				Cause:   "error",
-				Every:   repeatEvery,
-				Note: fmt.Sprintf("while this target fails for the same reason, its failed scrapes are logged once every %s, "+
-					"with how many there were; otelcol_processor_modelplane_mapping_scrapes_failed counts each one", repeatEvery),
-			}, now)
+			c := deliverywatch.FailedScrapes(repeatEvery, now)
 			set.Logger = set.Logger.WithOptions(c.Option())
 			r, err := f.CreateMetrics(ctx, set, cfg, next)
 			if err != nil {

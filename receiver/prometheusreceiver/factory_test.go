@@ -114,7 +114,7 @@ func TestFailedScrapesAreLoggedOncePerCause(t *testing.T) {
 	})
 
 	require.Eventually(t, func() bool { return failedScrapes(sink) >= 5 }, 30*time.Second, 100*time.Millisecond)
-	lines := logs.FilterMessage(failedScrape).AllUntimed()
+	lines := logs.FilterMessage(deliverywatch.FailedScrape).AllUntimed()
 	require.Len(t, lines, 1, "five failures of one cause, one line")
 	first := lines[0].ContextMap()
 	assert.Contains(t, first["error"], "500 Internal Server Error")
@@ -123,9 +123,9 @@ func TestFailedScrapesAreLoggedOncePerCause(t *testing.T) {
 	assert.NotContains(t, first, "repeats")
 
 	status.Store(http.StatusServiceUnavailable)
-	require.Eventually(t, func() bool { return logs.FilterMessage(failedScrape).Len() == 2 }, 30*time.Second, 100*time.Millisecond,
+	require.Eventually(t, func() bool { return logs.FilterMessage(deliverywatch.FailedScrape).Len() == 2 }, 30*time.Second, 100*time.Millisecond,
 		"a new cause is logged at the first failure it causes, not a minute later")
-	second := logs.FilterMessage(failedScrape).AllUntimed()[1].ContextMap()
+	second := logs.FilterMessage(deliverywatch.FailedScrape).AllUntimed()[1].ContextMap()
 	assert.Contains(t, second["error"], "503 Service Unavailable")
 	assert.NotContains(t, second, "note")
 	// The second line counts the failures since the first, itself included.
@@ -140,7 +140,7 @@ func TestFailedScrapesAreLoggedOncePerCause(t *testing.T) {
 	require.Eventually(t, func() bool { return failedScrapes(sink) >= before+3 }, 30*time.Second, 100*time.Millisecond)
 	stopped = true
 	require.NoError(t, rcv.Shutdown(context.Background()))
-	lines = logs.FilterMessage(failedScrape).AllUntimed()
+	lines = logs.FilterMessage(deliverywatch.FailedScrape).AllUntimed()
 	require.Len(t, lines, 3)
 	third := lines[2].ContextMap()
 	assert.Equal(t, deliverywatch.FlushNote, third["note"])

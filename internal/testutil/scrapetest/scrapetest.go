@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/prometheusreceiver"
-	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer/consumertest"
@@ -91,7 +90,13 @@ func InBothFormats(t *testing.T, targets []Target, f func(t *testing.T, targets 
 // Prometheus receiver, and returns one pmetric.Metrics holding all scrapes. Each scrape job
 // gets the given metric_relabel_configs entries.
 func Scrape(ctx context.Context, targets []Target, metricRelabel ...map[string]any) (pmetric.Metrics, error) {
-	s, err := startScrapes(ctx, targets, metricRelabel)
+	return ScrapeWith(ctx, prometheusreceiver.NewFactory(), targets, metricRelabel...)
+}
+
+// ScrapeWith is Scrape with another receiver that takes the Prometheus receiver's
+// `config` (the node_scrape receiver).
+func ScrapeWith(ctx context.Context, factory receiver.Factory, targets []Target, metricRelabel ...map[string]any) (pmetric.Metrics, error) {
+	s, err := startScrapes(ctx, factory, targets, metricRelabel)
 	if err != nil {
 		return pmetric.Metrics{}, err
 	}
@@ -102,7 +107,12 @@ func Scrape(ctx context.Context, targets []Target, metricRelabel ...map[string]a
 // StaleMarkers scrapes every target once, stops the engines, and returns what the Prometheus
 // receiver emits when its next scrapes fail: the staleness markers of every series.
 func StaleMarkers(ctx context.Context, targets []Target) (pmetric.Metrics, error) {
-	s, err := startScrapes(ctx, targets, nil)
+	return StaleMarkersWith(ctx, prometheusreceiver.NewFactory(), targets)
+}
+
+// StaleMarkersWith is StaleMarkers with another receiver, as ScrapeWith.
+func StaleMarkersWith(ctx context.Context, factory receiver.Factory, targets []Target) (pmetric.Metrics, error) {
+	s, err := startScrapes(ctx, factory, targets, nil)
 	if err != nil {
 		return pmetric.Metrics{}, err
 	}
@@ -123,7 +133,7 @@ type scrapes struct {
 	sink    *consumertest.MetricsSink
 }
 
-func startScrapes(ctx context.Context, targets []Target, metricRelabel []map[string]any) (s *scrapes, err error) {
+func startScrapes(ctx context.Context, factory receiver.Factory, targets []Target, metricRelabel []map[string]any) (s *scrapes, err error) {
 	s = &scrapes{sink: new(consumertest.MetricsSink)}
 	defer func() {
 		if err != nil {
@@ -161,13 +171,12 @@ func startScrapes(ctx context.Context, targets []Target, metricRelabel []map[str
 			"metric_relabel_configs": relabels,
 		})
 	}
-	factory := prometheusreceiver.NewFactory()
 	cfg := factory.CreateDefaultConfig()
 	conf := confmap.NewFromStringMap(map[string]any{"config": map[string]any{"scrape_configs": scrapeConfigs}})
 	if err := conf.Unmarshal(cfg); err != nil {
 		return s, err
 	}
-	rcv, err := factory.CreateMetrics(ctx, receivertest.NewNopSettings(component.MustNewType("prometheus")), cfg, s.sink)
+	rcv, err := factory.CreateMetrics(ctx, receivertest.NewNopSettings(factory.Type()), cfg, s.sink)
 	if err != nil {
 		return s, err
 	}

@@ -3,7 +3,7 @@
 
 // Package scrapefilter is otelcol-modelplane's confmap converter that moves the mapping
 // processor's drop of unmapped series to scrape time. For every metrics pipeline whose
-// modelplane_mapping processor sets scrape_filter, each Prometheus receiver of the pipeline
+// modelplane_mapping processor sets scrape_filter, each Prometheus or node_scrape receiver of the pipeline
 // gets, on every scrape job, a metric_relabel_configs keep rule naming the sources of the
 // processor's mappings (with their histogram and summary series), modelplane_* and
 // target_info. The receiver then never turns the rest of an engine's page into data that
@@ -26,10 +26,7 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/processor/modelplanemapping"
 )
 
-const (
-	processorType = "modelplane_mapping"
-	receiverType  = "prometheus"
-)
+const processorType = "modelplane_mapping"
 
 // NewFactory returns the factory of the scrape filter converter.
 func NewFactory() confmap.ConverterFactory {
@@ -66,7 +63,7 @@ func (c *converter) Convert(_ context.Context, conf *confmap.Conf) error {
 			}
 		}
 		for _, rid := range p.Receivers {
-			if !pipelines.IsType(rid, receiverType) {
+			if !pipelines.IsScraper(rid) {
 				continue
 			}
 			if !filtered {

@@ -17,7 +17,6 @@ import (
 
 const (
 	processorType = "modelplane_mapping"
-	receiverType  = "prometheus"
 	// instanceKey is the resource attribute the Prometheus receiver sets to the target.
 	instanceKey = "service.instance.id"
 	// replicaKey is the label whose purpose is to tell replicas apart: two targets that
@@ -51,7 +50,7 @@ func Shared(conf *confmap.Conf) []string {
 				continue
 			}
 			for _, rid := range p.Receivers {
-				if !pipelines.IsType(rid, receiverType) {
+				if !pipelines.IsScraper(rid) {
 					continue
 				}
 				for identity, targets := range groups(conf, rid, keys) {
