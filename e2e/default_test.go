@@ -711,7 +711,7 @@ func TestStandaloneSecondEngine(t *testing.T) {
 		})
 		warning := `of job vllm are one replica to processors::modelplane_mapping (deployment="local", replica="h1-vllm", engine="vllm", role="unified")`
 		out := validate(path)
-		assert.Contains(t, out, "warning: receivers::prometheus: targets ")
+		assert.Contains(t, out, "warning: receivers::node_scrape: targets ")
 		assert.Contains(t, out, " and "+second.Addr+" "+warning)
 		assert.Contains(t, out, "Give each target its own static_configs entry with its own replica label")
 		col := startWithEnv(t, env, collectorBin, "--config="+path)
@@ -719,7 +719,7 @@ func TestStandaloneSecondEngine(t *testing.T) {
 		eventually(t, "vLLM's queue served", func() bool { return len(vllmWaiting(endpoint)) > 0 })
 		time.Sleep(3 * time.Second) // three scrapes of each
 		assert.Len(t, vllmWaiting(endpoint), 1)
-		assert.Contains(t, col.out.String(), "Scrape targets labelled as one replica: receivers::prometheus: targets ")
+		assert.Contains(t, col.out.String(), "Scrape targets labelled as one replica: receivers::node_scrape: targets ")
 	})
 
 	t.Run("an entry of its own, as the config's comment says", func(t *testing.T) {

@@ -309,7 +309,7 @@ func count(md pmetric.Metrics, series map[string]bool, samples *int) {
 
 var config = template.Must(template.New("c").Parse(`
 receivers:
-  prometheus:
+  {{ .Receiver }}:
     config:
       scrape_configs:
 {{- range $job, $ts := .Jobs }}
@@ -349,7 +349,7 @@ service:
       level: none
   pipelines:
     metrics:
-      receivers: [prometheus]
+      receivers: [{{ .Receiver }}]
       processors: [{{ .Pipeline }}]
       exporters: [otlp_http]
 `))
@@ -498,8 +498,13 @@ func renderConfig(which string, targets []target, interval time.Duration, sink, 
 	if len(targets) == 0 { // one job whose target refuses connections: the collector's fixed cost
 		jobs["idle"] = []target{{Job: "idle", Addr: "127.0.0.1:1"}}
 	}
+	// Each scrapes with its default's receiver: ours node_scrape, the reference Prometheus'.
+	receiver := "prometheus"
+	if which == "ours" {
+		receiver = "node_scrape"
+	}
 	var cfg bytes.Buffer
-	err = config.Execute(&cfg, map[string]any{"Jobs": jobs, "Interval": interval, "Sink": sink, "Processors": procs, "Pipeline": pipeline, "Pprof": pprof, "KeptPages": which == "ours" && oursKeptPages || minimalPages})
+	err = config.Execute(&cfg, map[string]any{"Receiver": receiver, "Jobs": jobs, "Interval": interval, "Sink": sink, "Processors": procs, "Pipeline": pipeline, "Pprof": pprof, "KeptPages": which == "ours" && oursKeptPages || minimalPages})
 	return cfg.Bytes(), err
 }
 

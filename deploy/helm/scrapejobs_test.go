@@ -40,16 +40,16 @@ func scrapeJobs(t *testing.T, out map[string]string) map[string]scrapeJob {
 	cfg := strings.ReplaceAll(collectorConfigOf(t, out), "$$", "$")
 	var doc struct {
 		Receivers struct {
-			Prometheus struct {
+			Scraper struct {
 				Config struct {
 					ScrapeConfigs []scrapeJob `yaml:"scrape_configs"`
 				} `yaml:"config"`
-			} `yaml:"prometheus"`
+			} `yaml:"node_scrape"`
 		} `yaml:"receivers"`
 	}
 	require.NoError(t, yamlv2.Unmarshal([]byte(cfg), &doc))
 	jobs := map[string]scrapeJob{}
-	for _, j := range doc.Receivers.Prometheus.Config.ScrapeConfigs {
+	for _, j := range doc.Receivers.Scraper.Config.ScrapeConfigs {
 		for _, c := range append(append([]*relabel.Config(nil), j.Relabel...), j.MetricRelabel...) {
 			require.NoError(t, c.Validate(model.UTF8Validation), j.Name)
 		}
@@ -337,13 +337,13 @@ func TestScrapeLimits(t *testing.T) {
 		validateCollectorConfig(t, out)
 		var doc struct {
 			Receivers struct {
-				Prometheus struct {
+				Scraper struct {
 					Config map[string]any `yaml:"config"`
-				} `yaml:"prometheus"`
+				} `yaml:"node_scrape"`
 			} `yaml:"receivers"`
 		}
 		require.NoError(t, yamlv2.Unmarshal([]byte(strings.ReplaceAll(collectorConfigOf(t, out), "$$", "$")), &doc))
-		raw, err := yamlv2.Marshal(doc.Receivers.Prometheus.Config)
+		raw, err := yamlv2.Marshal(doc.Receivers.Scraper.Config)
 		require.NoError(t, err)
 		cfg, err := promconfig.Load(string(raw), promslog.NewNopLogger())
 		require.NoError(t, err)

@@ -210,15 +210,15 @@ func TestScrapeLimitsAsTheDefault(t *testing.T) {
 		t.Helper()
 		var c struct {
 			Receivers struct {
-				Prometheus struct {
+				Scraper struct {
 					Config struct {
 						Global any `yaml:"global"`
 					} `yaml:"config"`
-				} `yaml:"prometheus"`
+				} `yaml:"node_scrape"`
 			} `yaml:"receivers"`
 		}
 		require.NoError(t, yaml.Unmarshal(doc, &c))
-		return c.Receivers.Prometheus.Config.Global
+		return c.Receivers.Scraper.Config.Global
 	}
 	example, err := os.ReadFile("config.yaml")
 	require.NoError(t, err)

@@ -60,7 +60,7 @@ func spreadTargets(conf *confmap.Conf, lookup func(string) (string, bool)) error
 	if len(given) == 0 {
 		return nil
 	}
-	jobs, _ := conf.Get("receivers::prometheus::config::scrape_configs").([]any)
+	jobs, _ := conf.Get("receivers::" + scraper + "::config::scrape_configs").([]any)
 	for i, j := range jobs {
 		job, _ := j.(map[string]any)
 		list, ok := given[fmt.Sprint(job["job_name"])]
@@ -75,7 +75,7 @@ func spreadTargets(conf *confmap.Conf, lookup func(string) (string, bool)) error
 		job["static_configs"] = entries
 		jobs[i] = job
 	}
-	return conf.Merge(confmap.NewFromStringMap(map[string]any{"receivers": map[string]any{"prometheus": map[string]any{"config": map[string]any{"scrape_configs": jobs}}}}))
+	return conf.Merge(confmap.NewFromStringMap(map[string]any{"receivers": map[string]any{scraper: map[string]any{"config": map[string]any{"scrape_configs": jobs}}}}))
 }
 
 // perTarget returns the job's one static_configs entry with one target as its own, or an entry

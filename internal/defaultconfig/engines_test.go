@@ -19,7 +19,7 @@ func staticConfigs(t *testing.T, lookup func(string) (string, bool)) map[string]
 	require.NoError(t, err)
 	raw, err := r.AsRaw()
 	require.NoError(t, err)
-	jobs, _ := confmap.NewFromStringMap(raw.(map[string]any)).Get("receivers::prometheus::config::scrape_configs").([]any)
+	jobs, _ := confmap.NewFromStringMap(raw.(map[string]any)).Get("receivers::node_scrape::config::scrape_configs").([]any)
 	out := map[string]any{}
 	for _, j := range jobs {
 		job := j.(map[string]any)

@@ -26,15 +26,15 @@ func (l ScrapeLimit) String() string {
 var ScrapeLimits = sync.OnceValue(func() ScrapeLimit {
 	var doc struct {
 		Receivers struct {
-			Prometheus struct {
+			Scraper struct {
 				Config struct {
 					Global ScrapeLimit `yaml:"global"`
 				} `yaml:"config"`
-			} `yaml:"prometheus"`
+			} `yaml:"node_scrape"`
 		} `yaml:"receivers"`
 	}
 	if err := yaml.Unmarshal(YAML, &doc); err != nil {
 		panic(err) // embedded: TestScrapeLimits reads it
 	}
-	return doc.Receivers.Prometheus.Config.Global
+	return doc.Receivers.Scraper.Config.Global
 })

@@ -47,8 +47,8 @@ func dropDisabledJobs(raw map[string]any, lookup func(string) (string, bool)) er
 		return nil
 	}
 	receivers, _ := raw["receivers"].(map[string]any)
-	prometheus, _ := receivers["prometheus"].(map[string]any)
-	cfg, _ := prometheus["config"].(map[string]any)
+	scrapes, _ := receivers[scraper].(map[string]any)
+	cfg, _ := scrapes["config"].(map[string]any)
 	jobs, ok := cfg["scrape_configs"].([]any)
 	if !ok {
 		return fmt.Errorf("the default has no scrape_configs to leave %v out of", off)
@@ -65,12 +65,12 @@ func dropDisabledJobs(raw map[string]any, lookup func(string) (string, bool)) er
 	if len(cfg["scrape_configs"].([]any)) > 0 {
 		return nil
 	}
-	delete(receivers, "prometheus")
+	delete(receivers, scraper)
 	service, _ := raw["service"].(map[string]any)
 	pipelines, _ := service["pipelines"].(map[string]any)
 	metrics, _ := pipelines["metrics"].(map[string]any)
 	if list, ok := metrics["receivers"].([]any); ok {
-		metrics["receivers"] = slices.DeleteFunc(list, func(r any) bool { return r == "prometheus" })
+		metrics["receivers"] = slices.DeleteFunc(list, func(r any) bool { return r == scraper })
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ func defaultWith(t *testing.T, kv map[string]string) *confmap.Conf {
 
 func jobNames(conf *confmap.Conf) []string {
 	var names []string
-	jobs, _ := conf.Get("receivers::prometheus::config::scrape_configs").([]any)
+	jobs, _ := conf.Get("receivers::node_scrape::config::scrape_configs").([]any)
 	for _, j := range jobs {
 		names = append(names, j.(map[string]any)["job_name"].(string))
 	}
@@ -45,10 +45,10 @@ func TestNoneLeavesAJobOut(t *testing.T) {
 	conf = defaultWith(t, map[string]string{"MODELPLANE_DCGM_EXPORTER_TARGET": "none", "MODELPLANE_VLLM_TARGET": "127.0.0.1:8000,127.0.0.1:8001"})
 	assert.Equal(t, []string{"vllm", "sglang"}, jobNames(conf))
 	assert.False(t, conf.IsSet("receivers::dcgm::defer_to_exporter"), "no dcgm-exporter to defer to")
-	assert.Len(t, conf.Get("receivers::prometheus::config::scrape_configs").([]any)[0].(map[string]any)["static_configs"], 2, "lists still spread")
+	assert.Len(t, conf.Get("receivers::node_scrape::config::scrape_configs").([]any)[0].(map[string]any)["static_configs"], 2, "lists still spread")
 
 	conf = defaultWith(t, map[string]string{"MODELPLANE_VLLM_TARGET": "none", "MODELPLANE_SGLANG_TARGET": "none", "MODELPLANE_DCGM_EXPORTER_TARGET": "none"})
-	assert.False(t, conf.IsSet("receivers::prometheus"))
+	assert.False(t, conf.IsSet("receivers::node_scrape"))
 	assert.Equal(t, []any{"dcgm"}, conf.Get("service::pipelines::metrics::receivers"))
 
 	assert.EqualError(t, checkEnv(lookupOf(map[string]string{"MODELPLANE_SGLANG_TARGET": "None"})),
@@ -63,12 +63,12 @@ func TestNIMJobWhenAsked(t *testing.T) {
 
 	conf := defaultWith(t, map[string]string{"MODELPLANE_NIM_TARGET": "127.0.0.1:8000", "MODELPLANE_VLLM_TARGET": "none"})
 	assert.Equal(t, []string{"sglang", "nim", "dcgm-exporter"}, jobNames(conf))
-	nim := conf.Get("receivers::prometheus::config::scrape_configs").([]any)[1].(map[string]any)
+	nim := conf.Get("receivers::node_scrape::config::scrape_configs").([]any)[1].(map[string]any)
 	assert.Equal(t, "/v1/metrics", nim["metrics_path"])
 	assert.Equal(t, []any{"default", "modelplane-nim"}, conf.Get("processors::modelplane_mapping::builtin"))
 
 	conf = defaultWith(t, map[string]string{"MODELPLANE_NIM_TARGET": "127.0.0.1:8000,127.0.0.1:8001", "MODELPLANE_VLLM_TARGET": "none"})
-	nim = conf.Get("receivers::prometheus::config::scrape_configs").([]any)[1].(map[string]any)
+	nim = conf.Get("receivers::node_scrape::config::scrape_configs").([]any)[1].(map[string]any)
 	require.Equal(t, "nim", nim["job_name"])
 	statics := nim["static_configs"].([]any)
 	require.Len(t, statics, 2)
@@ -134,7 +134,7 @@ func TestAbsentTargetsLeftOut(t *testing.T) {
 	lookup, _, absent = placeProbedTargets(lookupOf(nil), answering())
 	assert.Len(t, absent, 3)
 	conf = resolved(t, lookup)
-	assert.False(t, conf.IsSet("receivers::prometheus"))
+	assert.False(t, conf.IsSet("receivers::node_scrape"))
 	assert.Equal(t, []any{"dcgm"}, conf.Get("service::pipelines::metrics::receivers"))
 
 	probed = nil

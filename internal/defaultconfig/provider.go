@@ -43,6 +43,8 @@ var RemoteWriteYAML []byte
 var OTLPYAML []byte
 
 const (
+	// scraper is the default's receiver of its scrape jobs.
+	scraper = "node_scrape"
 	scheme = "modelplane"
 	// URI loads the embedded default.
 	URI = scheme + ":default"

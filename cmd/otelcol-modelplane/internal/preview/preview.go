@@ -198,7 +198,7 @@ const batchTimeout = 200 * time.Millisecond
 
 var configTemplate = template.Must(template.New("preview").Funcs(template.FuncMap{"quote": strconv.Quote}).Parse(`
 receivers:
-  prometheus:
+  node_scrape:
     config:
       # The embedded default's per-target limits: a page the collector would refuse, the
       # preview refuses too.
@@ -255,7 +255,7 @@ service:
                 port: {{ .Telemetry }}
   pipelines:
     metrics:
-      receivers: [prometheus]
+      receivers: [node_scrape]
       processors: [modelplane_mapping, batch]
       exporters: [prometheus]
 `))
