@@ -3,7 +3,7 @@
 
 // Package nodescrapereceiver scrapes the Prometheus targets of the node it runs on, as
 // configured for the Prometheus receiver (discovery, relabelling, limits), and emits what
-// that receiver emits, at a fraction of its cost: a page's lines that no rule keeps are
+// that receiver emits, for less CPU and memory: a page's lines that no rule keeps are
 // dropped by their name before their labels are read, and nothing is kept of them.
 package nodescrapereceiver // import "github.com/modelplaneai/otelcol-modelplane/receiver/nodescrapereceiver"
 

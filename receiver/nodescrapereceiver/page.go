@@ -4,6 +4,7 @@
 package nodescrapereceiver // import "github.com/modelplaneai/otelcol-modelplane/receiver/nodescrapereceiver"
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -235,7 +236,7 @@ func (pg *page) setMeta(name []byte, set func(*meta) bool) {
 // Prometheus' metadata names it.
 func (pg *page) nameOf(series []byte, p textparse.Parser) *seriesName {
 	name := series
-	if i := slicesIndexAny(series, "{ "); i >= 0 {
+	if i := bytes.IndexAny(series, "{ "); i >= 0 {
 		name = series[:i]
 	}
 	if len(name) == 0 || name[0] == '"' { // a quoted (UTF-8) name: read it from the labels
@@ -254,15 +255,6 @@ func (pg *page) nameOf(series []byte, p textparse.Parser) *seriesName {
 	sn.metaGen = pg.metaGen
 	sn.family, sn.meta, sn.part = pg.familyOf(s)
 	return sn
-}
-
-func slicesIndexAny(b []byte, chars string) int {
-	for i, c := range b {
-		if strings.IndexByte(chars, c) >= 0 {
-			return i
-		}
-	}
-	return -1
 }
 
 // familyOf finds the metadata of a series name as the Prometheus receiver does: under the
