@@ -5,6 +5,7 @@ package nodescrapereceiver // import "github.com/modelplaneai/otelcol-modelplane
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -570,15 +571,7 @@ func (p *point) histogram(dps pmetric.HistogramDataPointSlice) bool {
 	if !stale && p.has&hasCount == 0 {
 		return false
 	}
-	slices.SortStableFunc(p.bounds, func(a, b bound) int {
-		switch {
-		case a.le < b.le:
-			return -1
-		case a.le > b.le:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(p.bounds, func(a, b bound) int { return cmp.Compare(a.le, b.le) })
 	n := len(p.bounds) + 1
 	if n > 1 && math.IsInf(p.bounds[n-2].le, 1) {
 		n--
@@ -639,15 +632,7 @@ func (p *point) summary(dps pmetric.SummaryDataPointSlice) bool {
 	if !stale && p.has&hasCount == 0 {
 		return false
 	}
-	slices.SortStableFunc(p.bounds, func(a, b bound) int {
-		switch {
-		case a.le < b.le:
-			return -1
-		case a.le > b.le:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(p.bounds, func(a, b bound) int { return cmp.Compare(a.le, b.le) })
 	dp := dps.AppendEmpty()
 	if stale {
 		dp.SetFlags(pmetric.DefaultDataPointFlags.WithNoRecordedValue(true))
