@@ -45,7 +45,7 @@ var OTLPYAML []byte
 const (
 	// scraper is the default's receiver of its scrape jobs.
 	scraper = "node_scrape"
-	scheme = "modelplane"
+	scheme  = "modelplane"
 	// URI loads the embedded default.
 	URI = scheme + ":default"
 	// RemoteWriteURI loads the remote write overrides.
