@@ -49,7 +49,6 @@ type target struct {
 	client    *http.Client
 	page      *page
 	resource  pcommon.Resource
-	scopeName string
 	version   string
 	labels    labels.Labels // public labels: the report series' and the failure log's
 	report    []*cached
