@@ -29,15 +29,6 @@ import (
 	"github.com/modelplaneai/otelcol-modelplane/internal/deliverywatch"
 )
 
-// report are the series Prometheus adds for every scrape of a target.
-var report = [...]struct{ name, help, unit string }{
-	{"up", "The scraping was successful", ""},
-	{"scrape_duration_seconds", "Duration of the scrape", "seconds"},
-	{"scrape_samples_scraped", "The number of samples the target exposed", ""},
-	{"scrape_samples_post_metric_relabeling", "The number of samples remaining after metric relabeling was applied", ""},
-	{"scrape_series_added", "The approximate number of new series in this scrape", ""},
-}
-
 // target scrapes one target at its interval and sends each scrape on as it ends.
 type target struct {
 	url       string
@@ -82,6 +73,14 @@ func newTarget(j *job, t *scrape.Target, next consumer.Metrics, obs *receiverhel
 func (t *target) reportPoints() []*cached {
 	if len(t.report) > 0 && !t.report[0].point.gone {
 		return t.report
+	}
+	// The series Prometheus adds for every scrape of a target, in scrape's order of values.
+	report := [...]struct{ name, help, unit string }{
+		{"up", "The scraping was successful", ""},
+		{"scrape_duration_seconds", "Duration of the scrape", "seconds"},
+		{"scrape_samples_scraped", "The number of samples the target exposed", ""},
+		{"scrape_samples_post_metric_relabeling", "The number of samples remaining after metric relabeling was applied", ""},
+		{"scrape_series_added", "The approximate number of new series in this scrape", ""},
 	}
 	t.report = t.report[:0]
 	lb := labels.NewBuilder(t.labels)
